@@ -1,0 +1,63 @@
+# Two commands for a new machine: `make run` and `make test`. `make help` lists the rest.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+MANAGE := $(PY) manage.py
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.DEFAULT_GOAL := help
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.base-installed: requirements/base.txt | $(PY)
+	$(PIP) install --quiet -r requirements/base.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements/base.txt requirements/dev.txt | $(PY)
+	$(PIP) install --quiet -r requirements/dev.txt
+	touch $(VENV)/.base-installed $@
+
+install: $(VENV)/.base-installed ## Create .venv and install the pinned runtime dependencies
+
+install-dev: $(VENV)/.dev-installed ## Install the pinned runtime and development dependencies
+
+setup: install ## Install, migrate and load the demo content (no server)
+	mkdir -p var
+	$(MANAGE) migrate --noinput
+	$(MANAGE) load_demo
+
+run: setup ## Set up, then serve http://$(HOST):$(PORT)/ with the publishing scheduler beside it
+	@echo "Serving http://$(HOST):$(PORT)/ (Ctrl-C stops the server and the scheduler)"
+	@$(MANAGE) run_scheduler & scheduler=$$!; \
+	trap 'kill $$scheduler 2>/dev/null' EXIT INT TERM; \
+	$(MANAGE) runserver $(HOST):$(PORT)
+
+scheduler: install ## Run only the scheduled-publishing loop (publish_scheduled every minute)
+	$(MANAGE) run_scheduler
+
+lint: install-dev ## ruff check, ruff format --check, Django checks, migrations up to date
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	DJANGO_SETTINGS_MODULE=config.settings.test $(MANAGE) check --fail-level WARNING
+	DJANGO_SETTINGS_MODULE=config.settings.test $(MANAGE) makemigrations --check --dry-run
+
+format: install-dev ## Apply ruff's fixes and formatting
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+pytest: install-dev ## Run the test suite only
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test: lint pytest ## Lint, then run the whole test suite
+
+clean: ## Remove the virtualenv and local data (database, media)
+	rm -rf $(VENV) var

@@ -1,0 +1,263 @@
+"""``manage.py load_demo``: build the demo site from ``blog/fixtures/demo_content.json``."""
+
+import hashlib
+import json
+import secrets
+from argparse import BooleanOptionalAction
+from datetime import datetime
+from io import BytesIO
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.files.images import ImageFile
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from wagtail.images import get_image_model
+from wagtail.models import Page, Site
+
+from blog.illustrations import render_png
+from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
+from home.models import HomePage, SiteChromeSettings
+
+DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "demo_content.json"
+CARD_IMAGE_SIZE = (1200, 675)  # 16:9, the largest card/hero rendition the templates ask for
+BODY_IMAGE_SIZE = (1200, 600)
+
+
+def parse_datetime(value: str) -> datetime:
+    """Parse the fixture's ISO 8601 UTC timestamps ("2026-11-24T09:00:00Z")."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the demo blog (home page, blog index, topics, author, 20 articles with drawn card "
+        "images) from a JSON fixture. Idempotent: a second run changes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--fixture", type=Path, default=DEFAULT_FIXTURE, help="Path to the JSON fixture.")
+        parser.add_argument(
+            "--users",
+            action=BooleanOptionalAction,
+            default=None,
+            help="Create the demo admin login (default: only when DEBUG is on).",
+        )
+
+    def handle(self, *args, fixture: Path, users: bool | None, **options):
+        try:
+            data = json.loads(fixture.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise CommandError(f"Cannot read fixture {fixture}: {error}") from error
+
+        self.changes = 0
+        with transaction.atomic():
+            home = self.ensure_home(data["home"])
+            self.ensure_site(home, data["site"])
+            blog_index = self.ensure_page(home, BlogIndexPage, data["blog_index"])
+            authors = {entry["key"]: self.ensure_author(entry) for entry in data["authors"]}
+            topics = {entry["slug"]: self.ensure_page(blog_index, TopicPage, {**entry}) for entry in data["topics"]}
+            featured = None
+            for entry in data["articles"]:
+                article = self.ensure_article(blog_index, entry, topics, authors)
+                if entry.get("featured"):
+                    featured = article
+            if featured is not None and blog_index.featured_article_id != featured.pk:
+                blog_index.featured_article = featured
+                self.publish(blog_index)
+
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Demo content loaded: {len(data['articles'])} articles, {len(topics)} topics; "
+                f"{self.changes} change{'s' if self.changes != 1 else ''}."
+            )
+        )
+        if users if users is not None else settings.DEBUG:
+            self.ensure_admin_user()
+
+    # Pages ------------------------------------------------------------------------------
+
+    def publish(self, page, dates: dict | None = None):
+        """Save a revision of ``page``, publish it, then pin the fixture's dates if given."""
+        revision = page.save_revision(log_action=True)
+        revision.publish()
+        if dates:
+            Page.objects.filter(pk=page.pk).update(**dates)
+            for name, value in dates.items():
+                setattr(page, name, value)
+        self.changes += 1
+
+    def ensure_home(self, fields: dict) -> HomePage:
+        """The site root's HomePage, replacing Wagtail's default welcome page if still there."""
+        root = Page.get_first_root_node()
+        home = HomePage.objects.child_of(root).first()
+        if home is None:
+            for welcome in Page.objects.child_of(root).filter(content_type__model="page", numchild=0):
+                welcome.delete()
+            home = HomePage(**fields)
+            root.add_child(instance=home)
+            self.publish(home)
+            return home
+        return self.update_page(home, fields)
+
+    def ensure_site(self, home: HomePage, site_data: dict):
+        site = Site.objects.filter(is_default_site=True).first()
+        if site is None:
+            site = Site(hostname="localhost", port=80, is_default_site=True)
+        if site.root_page_id != home.pk or site.site_name != site_data["site_name"]:
+            site.root_page = home
+            site.site_name = site_data["site_name"]
+            site.save()
+            self.changes += 1
+        chrome = SiteChromeSettings.for_site(site)
+        if any(getattr(chrome, key) != value for key, value in site_data["chrome"].items()):
+            for key, value in site_data["chrome"].items():
+                setattr(chrome, key, value)
+            chrome.save()
+            self.changes += 1
+
+    def ensure_page(self, parent, model, fields: dict):
+        fields = dict(fields)
+        existing = model.objects.child_of(parent).filter(slug=fields["slug"]).first()
+        if existing is None:
+            page = model(**fields)
+            parent.add_child(instance=page)
+            self.publish(page)
+            return page
+        return self.update_page(existing, fields)
+
+    def update_page(self, page, fields: dict, m2m: dict | None = None, dates: dict | None = None):
+        """Publish a new revision only when a live field differs from the fixture.
+
+        Editors' drafts are left alone when the live page already matches.
+        """
+        differs = any(getattr(page, name) != value for name, value in fields.items())
+        if m2m:
+            differs |= any(
+                {obj.pk for obj in getattr(page, name).all()} != {obj.pk for obj in values}
+                for name, values in m2m.items()
+            )
+        if not differs:
+            return page
+        for name, value in fields.items():
+            setattr(page, name, value)
+        for name, values in (m2m or {}).items():
+            getattr(page, name).set(values)
+        self.publish(page, dates)
+        return page
+
+    # Articles -----------------------------------------------------------------------------
+
+    def ensure_article(self, blog_index, entry: dict, topics: dict, authors: dict) -> ArticlePage:
+        try:
+            article_topics = [topics[slug] for slug in entry["topics"]]
+            article_authors = [authors[key] for key in entry["authors"]]
+        except KeyError as error:
+            raise CommandError(f"Article {entry['slug']!r} names an unknown topic or author: {error}") from error
+        published = parse_datetime(entry["first_published_at"])
+        image = self.ensure_image(entry["title"], entry["image"]["alt_text"], entry["slug"], CARD_IMAGE_SIZE)
+        body_block = ArticlePage.body.field.stream_block
+        body = normalise_stream(body_block, self.resolve_body_images(entry))
+        fields = {
+            "title": entry["title"],
+            "slug": entry["slug"],
+            "summary": entry["summary"],
+            "image": image,
+            "image_alt": "",
+            "date_published": published,
+            "search_description": entry.get("search_description", ""),
+        }
+        m2m = {"topics": article_topics, "authors": article_authors}
+        dates = {"first_published_at": published, "last_published_at": published}
+
+        existing = ArticlePage.objects.child_of(blog_index).filter(slug=entry["slug"]).first()
+        if existing is None:
+            page = ArticlePage(**fields, body=body)
+            page.topics = article_topics
+            page.authors = article_authors
+            blog_index.add_child(instance=page)
+            self.publish(page, dates)
+            return page
+        same_body = normalise_stream(body_block, existing.body.raw_data) == body
+        page = self.update_page(existing, {**fields, **({} if same_body else {"body": body})}, m2m, dates)
+        return page
+
+    def resolve_body_images(self, entry: dict) -> list[dict]:
+        """Replace each fixture image block's ``illustration`` with a drawn library image."""
+        blocks = []
+        for number, block in enumerate(entry["body"], start=1):
+            if block["type"] == "image" and "illustration" in block["value"]:
+                value = block["value"]
+                image = self.ensure_image(
+                    f"{entry['title']} (figure {number})",
+                    value["illustration"],
+                    f"{entry['slug']}-figure-{number}",
+                    BODY_IMAGE_SIZE,
+                )
+                block = {
+                    "type": "image",
+                    "value": {
+                        "image": image.pk,
+                        "alt_text": value["illustration"],
+                        "caption": value.get("caption", ""),
+                    },
+                }
+            blocks.append(block)
+        return blocks
+
+    def ensure_image(self, title: str, description: str, seed: str, size: tuple[int, int]):
+        """A library image drawn by ``render_png``; reused while its pixels and text match."""
+        image_model = get_image_model()
+        png = render_png(description, seed=seed, size=size)
+        existing = image_model.objects.filter(title=title).first()
+        digest = hashlib.sha1(png, usedforsecurity=False).hexdigest()
+        if existing is not None and existing.file_hash == digest and existing.description == description:
+            return existing
+        image = existing or image_model(title=title)
+        image.description = description
+        if existing is None or existing.file_hash != digest:
+            image.file = ImageFile(BytesIO(png), name=f"{seed}.png")
+            image.file_size = len(png)
+            image.file_hash = digest
+            image.width, image.height = size
+        image.save()
+        self.changes += 1
+        return image
+
+    # Authors and users ----------------------------------------------------------------------
+
+    def ensure_author(self, entry: dict) -> Author:
+        fields = {key: entry[key] for key in ("name", "role", "bio")}
+        author = Author.objects.filter(slug=entry["slug"]).first()
+        if author is None:
+            self.changes += 1
+            return Author.objects.create(slug=entry["slug"], **fields)
+        if any(getattr(author, key) != value for key, value in fields.items()):
+            for key, value in fields.items():
+                setattr(author, key, value)
+            author.save()
+            self.changes += 1
+        return author
+
+    def ensure_admin_user(self):
+        """Create the dev admin once, with a random password kept in ``var/demo-logins.json``."""
+        logins_file = Path(settings.BASE_DIR) / "var" / "demo-logins.json"
+        logins = json.loads(logins_file.read_text()) if logins_file.exists() else {}
+        user_model = get_user_model()
+        if not user_model.objects.filter(username="admin").exists():
+            password = secrets.token_urlsafe(12)
+            user_model.objects.create_superuser("admin", "admin@example.com", password)
+            logins["admin"] = password
+            logins_file.parent.mkdir(parents=True, exist_ok=True)
+            logins_file.write_text(json.dumps(logins, indent=2))
+            logins_file.chmod(0o600)
+        password = logins.get("admin", "(unchanged; reset with: manage.py changepassword admin)")
+        self.stdout.write(f"Admin login: http://127.0.0.1:8000/admin/  user: admin  password: {password}")
+
+
+def normalise_stream(stream_block, raw: list[dict]) -> list[dict]:
+    """Raw StreamField data in its stored shape, without block ids, for comparisons."""
+    value = stream_block.to_python([{"type": b["type"], "value": b["value"]} for b in raw])
+    return [{"type": b["type"], "value": b["value"]} for b in stream_block.get_prep_value(value)]

@@ -1,0 +1,12 @@
+"""Settings for a laptop: DEBUG on, console e-mail, a fixed insecure key unless one is given."""
+
+import os
+
+from .base import *  # noqa: F403
+from .base import env_bool
+
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-never-use-in-production")
+ALLOWED_HOSTS = ["*"]
+EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+WAGTAIL_CACHE = False

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class HomeConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "home"
+    verbose_name = "Home and site"

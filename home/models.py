@@ -1,0 +1,128 @@
+"""Site-wide models: the image model, the shared page base, the home page and site settings."""
+
+from django.core.validators import RegexValidator
+from django.db import models
+
+from wagtail.admin.panels import FieldPanel, MultiFieldPanel
+from wagtail.contrib.settings.models import BaseSiteSetting, register_setting
+from wagtail.images.models import AbstractImage, AbstractRendition, Image
+from wagtail.models import Page
+
+# Links editors type must be site paths, http(s) or mailto URLs: never ``javascript:`` and friends.
+validate_link = RegexValidator(
+    r"^(/(?!/)|https?://|mailto:)",
+    "Enter a site path starting with / or a full http(s):// or mailto: address.",
+)
+
+
+class SiteImage(AbstractImage):
+    """The image library's model. Its ``description`` is the default alt text for renditions."""
+
+    admin_form_fields = Image.admin_form_fields
+
+    class Meta(AbstractImage.Meta):
+        verbose_name = "image"
+        verbose_name_plural = "images"
+
+
+class SiteRendition(AbstractRendition):
+    image = models.ForeignKey(SiteImage, on_delete=models.CASCADE, related_name="renditions")
+
+    class Meta:
+        unique_together = (("image", "filter_spec", "focal_point_key"),)
+
+
+class BasePage(Page):
+    """Abstract base for every page type: the social sharing fields live here once."""
+
+    social_image = models.ForeignKey(
+        SiteImage,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Image shown when the page is shared (1200x630 crop). Defaults to the page's own image.",
+    )
+
+    promote_panels = [
+        *Page.promote_panels,
+        MultiFieldPanel([FieldPanel("social_image")], heading="Social sharing"),
+    ]
+
+    class Meta:
+        abstract = True
+
+    def get_meta_description(self) -> str:
+        """The meta description: the editor's search description, else the page's summary."""
+        return self.search_description or getattr(self, "summary", "") or ""
+
+
+class HomePage(BasePage):
+    """The site's front page at ``/``: a hero that leads into the blog and its latest articles."""
+
+    hero_heading = models.CharField(max_length=120, help_text="Large heading at the top of the page.")
+    hero_intro = models.TextField(max_length=400, blank=True, help_text="One or two sentences under the heading.")
+    latest_count = models.PositiveSmallIntegerField(
+        default=6, help_text="How many of the newest articles to show (0 hides the list)."
+    )
+
+    content_panels = [
+        *Page.content_panels,
+        FieldPanel("hero_heading"),
+        FieldPanel("hero_intro"),
+        FieldPanel("latest_count"),
+    ]
+
+    parent_page_types = ["wagtailcore.Page"]
+    subpage_types = ["blog.BlogIndexPage"]
+    max_count = 1
+    template = "pages/home_page.html"
+
+    def get_context(self, request, *args, **kwargs):
+        from blog.models import ArticlePage, BlogIndexPage
+
+        context = super().get_context(request, *args, **kwargs)
+        context["blog_index"] = BlogIndexPage.objects.child_of(self).live().public().first()
+        context["latest_articles"] = ArticlePage.objects.for_listing()[: self.latest_count]
+        return context
+
+
+@register_setting(icon="site")
+class SiteChromeSettings(BaseSiteSetting):
+    """Header and footer text and links shown on every page of a site."""
+
+    brand_name = models.CharField(max_length=40, default="cedana", help_text="Word mark in the header.")
+    brand_tagline = models.CharField(
+        max_length=120,
+        default="field reports & engineering deep-dives",
+        blank=True,
+        help_text="Shown after the word mark.",
+    )
+    login_label = models.CharField(max_length=40, default="Login")
+    login_url = models.CharField(
+        max_length=255, default="/admin/", validators=[validate_link], help_text="Full URL or site path."
+    )
+    demo_label = models.CharField(max_length=40, default="Schedule demo")
+    demo_url = models.CharField(
+        max_length=255,
+        default="https://cedana.ai/",
+        validators=[validate_link],
+        help_text="Where 'Schedule demo' buttons lead.",
+    )
+    footer_text = models.CharField(
+        max_length=255,
+        default="Cedana builds the automation layer for AI factories.",
+        blank=True,
+    )
+
+    panels = [
+        MultiFieldPanel([FieldPanel("brand_name"), FieldPanel("brand_tagline")], heading="Brand"),
+        MultiFieldPanel(
+            [FieldPanel("login_label"), FieldPanel("login_url"), FieldPanel("demo_label"), FieldPanel("demo_url")],
+            heading="Header links",
+        ),
+        FieldPanel("footer_text"),
+    ]
+
+    class Meta:
+        verbose_name = "header and footer"

@@ -1,0 +1,84 @@
+"""factory-boy factories for every page type and snippet, with lazily faked values."""
+
+from django.utils import timezone
+
+import factory
+import wagtail_factories
+
+from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
+from home.models import HomePage, SiteImage
+
+
+class SiteImageFactory(wagtail_factories.ImageFactory):
+    title = factory.Faker("sentence", nb_words=3)
+    description = factory.Faker("sentence", nb_words=12)
+    file = factory.django.ImageField(width=1200, height=675, color="blue")
+
+    class Meta:
+        model = SiteImage
+
+
+class AuthorFactory(factory.django.DjangoModelFactory):
+    name = factory.Sequence(lambda n: f"Author {n}")
+    slug = factory.Sequence(lambda n: f"author-{n}")
+    role = factory.Faker("job")
+    bio = factory.Faker("paragraph")
+
+    class Meta:
+        model = Author
+
+
+class HomePageFactory(wagtail_factories.PageFactory):
+    title = "Home"
+    hero_heading = factory.Faker("sentence", nb_words=6)
+
+    class Meta:
+        model = HomePage
+
+
+class BlogIndexPageFactory(wagtail_factories.PageFactory):
+    title = "Blog"
+    slug = "blog"
+
+    class Meta:
+        model = BlogIndexPage
+
+
+class TopicPageFactory(wagtail_factories.PageFactory):
+    title = factory.Faker("word")
+    intro = factory.Faker("sentence")
+
+    class Meta:
+        model = TopicPage
+
+
+class ArticlePageFactory(wagtail_factories.PageFactory):
+    """An article; pass ``topics=[...]`` and ``authors=[...]`` (defaults: none and one new author)."""
+
+    title = factory.Faker("sentence", nb_words=6)
+    summary = factory.Faker("text", max_nb_chars=160)
+    image = factory.SubFactory(SiteImageFactory)
+    date_published = factory.LazyFunction(timezone.now)
+    body = factory.LazyFunction(
+        lambda: [
+            {"type": "heading", "value": {"text": "Background", "level": "h2", "anchor": ""}},
+            {"type": "paragraph", "value": "<p>Some words about GPUs.</p>"},
+        ]
+    )
+
+    class Meta:
+        model = ArticlePage
+        skip_postgeneration_save = True
+
+    @factory.post_generation
+    def topics(self, create, extracted, **kwargs):
+        if extracted:
+            self.topics.set(extracted)
+            if create:
+                self.save()
+
+    @factory.post_generation
+    def authors(self, create, extracted, **kwargs):
+        self.authors.set(extracted if extracted is not None else [AuthorFactory()])
+        if create:
+            self.save()

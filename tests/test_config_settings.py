@@ -1,0 +1,76 @@
+"""Configuration comes from the environment; production refuses unsafe defaults."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+import pytest
+
+from config.settings.base import env_bool, env_list
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_settings(module: str, **env) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL"}}
+    return subprocess.run(
+        [sys.executable, "-c", f"import {module}"],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_production_refuses_to_start_without_secret_key():
+    result = run_settings("config.settings.production", ALLOWED_HOSTS="blog.example.com")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_production_refuses_to_start_without_allowed_hosts():
+    result = run_settings("config.settings.production", SECRET_KEY="x" * 50)
+    assert result.returncode != 0
+    assert "ALLOWED_HOSTS" in result.stderr
+
+
+def test_production_starts_with_both():
+    result = run_settings("config.settings.production", SECRET_KEY="x" * 50, ALLOWED_HOSTS="blog.example.com")
+    assert result.returncode == 0, result.stderr
+
+
+def test_database_url_switches_the_database():
+    code = (
+        "from config.settings import dev; print(dev.DATABASES['default']['ENGINE'], dev.DATABASES['default']['NAME'])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    pg = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**env, "DATABASE_URL": "postgres://u@127.0.0.1:5432/blogdb"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert pg.stdout.split() == ["django.db.backends.postgresql", "blogdb"]
+    default = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert default.stdout.split()[0] == "django.db.backends.sqlite3"
+    assert default.stdout.split()[1].endswith("var/db.sqlite3")
+
+
+def test_env_bool_and_list(monkeypatch):
+    monkeypatch.setenv("FLAG", "Yes")
+    assert env_bool("FLAG") is True
+    monkeypatch.setenv("FLAG", "off")
+    assert env_bool("FLAG", True) is False
+    monkeypatch.setenv("FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured):
+        env_bool("FLAG")
+    monkeypatch.setenv("HOSTS", " a.example.com, ,b.example.com ")
+    assert env_list("HOSTS") == ["a.example.com", "b.example.com"]

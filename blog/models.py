@@ -32,7 +32,7 @@ SUMMARY_MAX_LENGTH = 240
 # reading non-fiction on screen (Brysbaert, 2019, "How many words do we read per minute?").
 WORDS_PER_MINUTE = 230
 
-_PAGE_NUMBER = re.compile(r"^[1-9][0-9]{0,5}$")
+_PAGE_NUMBER = re.compile(r"^[1-9][0-9]{0,5}$", re.ASCII)
 
 
 def paginate_listing(request, queryset, per_page: int | None = None):

@@ -12,6 +12,8 @@ from wagtail.models import Page
 # full-text parsers' cost grows with the query's length.
 MAX_QUERY_LENGTH = 200
 RESULTS_PER_PAGE = 12
+# ASCII digits only: str.isdigit() also accepts "²" and "٢", which int() then rejects.
+PAGE_NUMBER = re.compile(r"^[1-9][0-9]{0,5}$", re.ASCII)
 
 # Full-text parsers (SQLite FTS5, PostgreSQL tsquery) give their own meaning to punctuation and
 # fail on some of it (an unbalanced quote is a syntax error in FTS5), so only word characters,
@@ -34,7 +36,7 @@ def search(request):
     """
     query = clean_query(request.GET.get("query", ""))
     raw_page = request.GET.get("page", "1")
-    if not raw_page.isdigit() or len(raw_page) > 6 or int(raw_page) < 1:
+    if not PAGE_NUMBER.match(raw_page):
         raise Http404("No such page of results.")
 
     results = None

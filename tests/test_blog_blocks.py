@@ -67,7 +67,7 @@ def test_table_renders_header_row_and_caption():
     html = blocks.DataTableBlock().render(
         {"data": [["GPU", "Cost"], ["H100", "<b>4</b>"]], "first_row_is_table_header": True, "table_caption": "Rates"}
     )
-    assert "<caption>Rates</caption>" in html
+    assert ">Rates</figcaption>" in html
     assert '<th scope="col">GPU</th>' in html
     assert "&lt;b&gt;4&lt;/b&gt;" in html
 

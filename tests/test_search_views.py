@@ -19,6 +19,6 @@ def test_hostile_queries_never_500(client, demo, query):
     assert client.get("/search/", {"query": query}).status_code == 200
 
 
-@pytest.mark.parametrize("page", ["abc", "0", "-1", "99999"])
+@pytest.mark.parametrize("page", ["abc", "0", "-1", "99999", "²", "２", "٢", "01"])
 def test_bad_result_pages_are_404(client, demo, page):
     assert client.get("/search/", {"query": "gpu", "page": page}).status_code == 404

@@ -35,7 +35,7 @@ def env_list(name: str, default: str = "") -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", False)
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 
 INSTALLED_APPS = [
     "home",
@@ -170,5 +170,13 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        # Django's default config gives "django" its own console handler; route it through ours
+        # only, so each line prints once.
+        "django": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO"), "propagate": False},
+        "django.db.backends": {"level": "INFO"},
+        # One line per background task run is noise at INFO.
+        "django_tasks": {"level": "WARNING"},
+        "wagtail.tasks": {"level": "WARNING"},
+    },
 }

@@ -7,6 +7,5 @@ from .base import env_bool
 
 DEBUG = env_bool("DEBUG", True)
 SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-never-use-in-production")
-ALLOWED_HOSTS = ["*"]
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 WAGTAIL_CACHE = False

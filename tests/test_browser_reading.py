@@ -1,0 +1,57 @@
+"""A reader's path through the blog in real Chromium: index, paging, topic, article contents."""
+
+import re
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_reader_pages_through_the_blog_and_reads_an_article(page, demo_live_server):
+    base = demo_live_server.url
+    page.goto(f"{base}/blog/")
+    assert page.locator(".listing-count").inner_text().strip() == "Showing 12 of 20 posts"
+    assert page.locator(".card-grid .card").count() == 12
+
+    page.get_by_role("link", name="Load more").click()
+    page.wait_for_url(re.compile(r"\?page=2$"))
+    assert page.locator(".card-grid .card").count() == 8
+
+    page.get_by_role("navigation", name="Topics").get_by_role("link", name="GPU costs").click()
+    page.wait_for_url(f"{base}/blog/gpu-costs/")
+    assert page.locator(".listing-count").inner_text().strip() == "Showing 7 of 7 posts"
+    images = page.locator(".card-grid img")
+    assert all(images.nth(i).get_attribute("alt") for i in range(images.count()))
+
+    page.get_by_role("link", name=re.compile(r"^Read .How much utilization improvement")).click()
+    heading = page.get_by_role("heading", level=1)
+    assert "break even on GPU checkpointing" in heading.inner_text()
+    first_toc_link = page.locator(".toc a").first
+    target = first_toc_link.get_attribute("href")
+    first_toc_link.click()
+    assert page.url.endswith(target)
+    assert page.locator(target).is_visible()
+
+
+def test_keyboard_focus_is_visible_and_skip_link_works(page, demo_live_server):
+    page.goto(f"{demo_live_server.url}/blog/")
+    page.keyboard.press("Tab")
+    skip = page.locator(".skip-link")
+    assert skip.evaluate("el => el === document.activeElement")
+    assert skip.evaluate("el => getComputedStyle(el).top") != "-64px"
+    page.keyboard.press("Tab")
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"
+
+
+def test_pages_fit_a_320px_phone_without_sideways_scrolling(page, demo_live_server):
+    page.set_viewport_size({"width": 320, "height": 800})
+    for path in [
+        "/",
+        "/blog/",
+        "/blog/gpu-costs/",
+        "/blog/the-era-of-stateful-inference-how-to-improve-cost-per-token/",
+    ]:
+        page.goto(f"{demo_live_server.url}{path}")
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, (path, overflow)

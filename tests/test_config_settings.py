@@ -74,3 +74,42 @@ def test_env_bool_and_list(monkeypatch):
         env_bool("FLAG")
     monkeypatch.setenv("HOSTS", " a.example.com, ,b.example.com ")
     assert env_list("HOSTS") == ["a.example.com", "b.example.com"]
+
+
+def settings_value(expression: str, **env) -> str:
+    """Evaluate ``expression`` against config.settings.dev in a fresh interpreter with ``env``."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "SEARCH_", "TASKS_"))}
+    result = subprocess.run(
+        [sys.executable, "-c", f"from config.settings import dev; print({expression})"],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result.stdout.strip() or result.stderr
+
+
+def test_media_goes_to_object_storage_when_a_bucket_is_set():
+    assert settings_value("dev.STORAGES['default']['BACKEND']") == "django.core.files.storage.FileSystemStorage"
+    options = "dev.STORAGES['default']['BACKEND'], dev.STORAGES['default']['OPTIONS']['bucket_name']"
+    assert settings_value(options, AWS_STORAGE_BUCKET_NAME="media-bucket") == (
+        "storages.backends.s3.S3Storage media-bucket"
+    )
+
+
+def test_search_backend_is_chosen_by_search_url():
+    assert settings_value("dev.WAGTAILSEARCH_BACKENDS['default']['BACKEND']") == "wagtail.search.backends.database"
+    expression = "dev.WAGTAILSEARCH_BACKENDS['default']['BACKEND'], dev.WAGTAILSEARCH_BACKENDS['default']['URLS']"
+    assert settings_value(expression, SEARCH_URL="http://search:9200", SEARCH_BACKEND="opensearch2") == (
+        "wagtail.search.backends.opensearch2 ['http://search:9200']"
+    )
+    assert "SEARCH_BACKEND must be one of" in settings_value("1", SEARCH_URL="http://x", SEARCH_BACKEND="solr")
+
+
+def test_tasks_backend_from_the_environment():
+    assert settings_value("dev.TASKS['default']['BACKEND']").endswith("ImmediateBackend")
+    assert settings_value("dev.TASKS['default']['BACKEND']", TASKS_BACKEND="database") == (
+        "django_tasks_db.DatabaseBackend"
+    )
+    assert "TASKS_BACKEND must be" in settings_value("1", TASKS_BACKEND="celery")

@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "wagtail.contrib.redirects",
     "wagtail.contrib.forms",
     "wagtail_modeladmin",
+    "django_tasks",
+    "django_tasks_db",
     "wagtail.embeds",
     "wagtail.sites",
     "wagtail.users",
@@ -140,8 +142,31 @@ STATIC_URL = "/static/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 
+
+def media_storage() -> dict:
+    """Where uploads and renditions live: S3-compatible object storage (django-storages) when
+    AWS_STORAGE_BUCKET_NAME is set, so every app server sees the same files; else MEDIA_ROOT."""
+    bucket = os.environ.get("AWS_STORAGE_BUCKET_NAME")
+    if not bucket:
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    return {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": bucket,
+            "endpoint_url": os.environ.get("AWS_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("AWS_S3_REGION_NAME") or None,
+            "custom_domain": os.environ.get("AWS_S3_CUSTOM_DOMAIN") or None,
+            "location": os.environ.get("AWS_LOCATION", "media"),
+            # Public media URLs without expiring signatures, so cached pages keep working images.
+            "querystring_auth": env_bool("AWS_QUERYSTRING_AUTH", False),
+            "file_overwrite": False,
+            "default_acl": None,
+        },
+    }
+
+
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": media_storage(),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
@@ -152,9 +177,6 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
 WAGTAIL_SITE_NAME = "Cedana blog"
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
-WAGTAILSEARCH_BACKENDS = {
-    "default": {"BACKEND": "wagtail.search.backends.database"},
-}
 WAGTAILDOCS_EXTENSIONS = ["csv", "docx", "key", "odt", "pdf", "pptx", "rtf", "txt", "xlsx", "zip"]
 WAGTAILDOCS_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
 WAGTAILIMAGES_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
@@ -180,3 +202,38 @@ LOGGING = {
         "wagtail.tasks": {"level": "WARNING"},
     },
 }
+
+# Background tasks (django-tasks, which Wagtail 8 uses for reference indexing, file deletion and
+# similar work). In-process by default; TASKS_BACKEND=database queues them in the database for
+# `manage.py db_worker` (the Procfile's worker), so web requests never wait on them.
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+if os.environ.get("TASKS_BACKEND", "immediate") == "database":
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+elif os.environ.get("TASKS_BACKEND", "immediate") != "immediate":
+    raise ImproperlyConfigured("TASKS_BACKEND must be 'immediate' or 'database'.")
+
+
+def search_backends() -> dict:
+    """Wagtail search backends: the database backend (PostgreSQL full-text search, SQLite FTS5)
+    unless SEARCH_URL names an Elasticsearch/OpenSearch cluster, e.g.
+    SEARCH_URL=http://search:9200 SEARCH_BACKEND=elasticsearch8 (or elasticsearch7/9,
+    opensearch2/3) SEARCH_INDEX=cedana. Page models' search_fields serve every backend."""
+    url = os.environ.get("SEARCH_URL")
+    if not url:
+        return {"default": {"BACKEND": "wagtail.search.backends.database"}}
+    engine = os.environ.get("SEARCH_BACKEND", "elasticsearch8")
+    allowed = {"elasticsearch7", "elasticsearch8", "elasticsearch9", "opensearch2", "opensearch3"}
+    if engine not in allowed:
+        raise ImproperlyConfigured(f"SEARCH_BACKEND must be one of {sorted(allowed)}, got {engine!r}")
+    return {
+        "default": {
+            "BACKEND": f"wagtail.search.backends.{engine}",
+            "URLS": [url],
+            "INDEX": os.environ.get("SEARCH_INDEX", "cedana"),
+            "TIMEOUT": 5,
+            "AUTO_UPDATE": True,
+        }
+    }
+
+
+WAGTAILSEARCH_BACKENDS = search_backends()

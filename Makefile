@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean backup restore
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -58,6 +58,13 @@ pytest: install-dev ## Run the test suite only
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 test: lint pytest ## Lint, then run the whole test suite
+
+backup: install ## Back up the database and media into var/backups/<timestamp>/
+	$(MANAGE) backup_site
+
+restore: install ## Restore BACKUP=var/backups/<timestamp> into an empty database (DATABASE_URL)
+	@test -n "$(BACKUP)" || { echo "usage: make restore BACKUP=var/backups/<timestamp>"; exit 2; }
+	$(MANAGE) restore_site "$(BACKUP)"
 
 clean: ## Remove the virtualenv and local data (database, media)
 	rm -rf $(VENV) var

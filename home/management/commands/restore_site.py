@@ -1,0 +1,27 @@
+"""``manage.py restore_site FOLDER``: restore a backup_site folder into an empty database."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from home.backups import BackupError, content_counts, restore_backup
+
+
+class Command(BaseCommand):
+    help = (
+        "Restore a backup folder made by backup_site into the (empty) database DATABASE_URL names, "
+        "and its media into MEDIA_ROOT; then check the page, revision, image and document counts."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("folder", type=Path)
+
+    def handle(self, *args, folder: Path, **options):
+        try:
+            manifest = restore_backup(folder)
+        except BackupError as error:
+            raise CommandError(str(error)) from error
+        restored = content_counts()
+        if restored != manifest["counts"]:
+            raise CommandError(f"Restored counts {restored} differ from the backup's {manifest['counts']}.")
+        self.stdout.write(self.style.SUCCESS(f"Restored {folder}: {restored}."))

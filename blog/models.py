@@ -23,6 +23,7 @@ from wagtail.snippets.models import register_snippet
 from home.models import BasePage
 
 from .blocks import ArticleBodyBlock, heading_anchor
+from .publish_gates import ArticlePageForm
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
 # the longest seed summary is 176 characters.
@@ -193,6 +194,11 @@ class ArticlePage(BasePage):
         blank=True,
         help_text="What the image shows, for readers who cannot see it. Blank uses the image's description.",
     )
+    image_decorative = models.BooleanField(
+        "decorative image",
+        default=False,
+        help_text="Tick only if the image carries no information: readers of screen readers then skip it.",
+    )
     topics = ParentalManyToManyField("blog.TopicPage", related_name="articles", blank=False)
     authors = ParentalManyToManyField("blog.Author", related_name="articles", blank=False)
     date_published = models.DateTimeField(
@@ -207,9 +213,12 @@ class ArticlePage(BasePage):
     content_panels = [
         *Page.content_panels,
         FieldPanel("summary"),
-        MultiFieldPanel([FieldPanel("image"), FieldPanel("image_alt")], heading="Card image"),
-        FieldPanel("topics", widget=forms.CheckboxSelectMultiple),
-        FieldPanel("authors", widget=forms.CheckboxSelectMultiple),
+        MultiFieldPanel(
+            [FieldPanel("image"), FieldPanel("image_alt"), FieldPanel("image_decorative")], heading="Card image"
+        ),
+        # Drafts may be saved without topics or authors; publishing needs them (publish_gates).
+        FieldPanel("topics", widget=forms.CheckboxSelectMultiple, required_on_save=False),
+        FieldPanel("authors", widget=forms.CheckboxSelectMultiple, required_on_save=False),
         FieldPanel("body"),
     ]
     settings_panels = [*Page.settings_panels, FieldPanel("date_published")]
@@ -228,6 +237,8 @@ class ArticlePage(BasePage):
     template = "pages/article_page.html"
 
     objects = ArticlePageManager()
+    # Publish gates: publishing, scheduling and submitting need a complete card (drafts do not).
+    base_form_class = ArticlePageForm
 
     class Meta:
         verbose_name = "article"
@@ -241,7 +252,10 @@ class ArticlePage(BasePage):
 
     @property
     def card_alt_text(self) -> str:
-        """Alt text for the card and hero image: the page's own, else the image's description."""
+        """Alt text for the card and hero image: empty if decorative, else the page's own, else the
+        image's description."""
+        if self.image_decorative:
+            return ""
         if self.image_alt:
             return self.image_alt
         return getattr(self.image, "description", "") or ""

@@ -240,6 +240,12 @@ class ArticlePage(BasePage):
     # Publish gates: publishing, scheduling and submitting need a complete card (drafts do not).
     base_form_class = ArticlePageForm
 
+    # Editors preview the article, its card as listings show it, and its link preview when shared.
+    PREVIEW_TEMPLATES = {
+        "card": "previews/article_card.html",
+        "social": "previews/article_social_card.html",
+    }
+
     class Meta:
         verbose_name = "article"
 
@@ -249,6 +255,24 @@ class ArticlePage(BasePage):
         if self.live and self.date_published is None:
             self.date_published = self.first_published_at or timezone.now()
         return super().save(*args, **kwargs)
+
+    @property
+    def preview_modes(self):
+        return [("", "Article page"), ("card", "Card in listings"), ("social", "Social card")]
+
+    def get_preview_template(self, request, mode_name):
+        """The article's own template, or the card/social-card preview template for those modes.
+
+        ``mode_name`` comes from the preview URL's ``?mode=``: an unknown one is a 404.
+        """
+        if mode_name not in dict(self.preview_modes):
+            raise Http404("No such preview mode.")
+        return self.PREVIEW_TEMPLATES.get(mode_name) or super().get_preview_template(request, mode_name)
+
+    @property
+    def social_card_image(self):
+        """The image shown when the article is shared: the social image, else the card image."""
+        return self.social_image or self.image
 
     @property
     def card_alt_text(self) -> str:

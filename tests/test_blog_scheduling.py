@@ -173,3 +173,41 @@ def test_approval_after_go_live_publishes_at_once(client, demo, editor, moderato
         article.refresh_from_db()
         assert article.live
         assert article.first_published_at == GO_LIVE + timedelta(hours=3)
+
+
+# Time zones -----------------------------------------------------------------------------------
+
+
+def test_go_live_is_stored_in_utc_and_shown_in_the_editors_time_zone_across_dst(client, demo, editor, moderator):
+    from wagtail.users.models import UserProfile
+
+    profile = UserProfile.get_for_user(editor)
+    profile.current_time_zone = "Europe/Berlin"
+    profile.save()
+    add = reverse("wagtailadmin_pages:add", args=("blog", "articlepage", demo.blog.pk))
+    # Berlin moves from CET (UTC+1) to CEST (UTC+2) at 02:00 on 28 March 2027.
+    cases = {
+        "before-dst": ("2027-03-27 03:30", datetime(2027, 3, 27, 2, 30, tzinfo=UTC)),
+        "after-dst": ("2027-03-28 03:30", datetime(2027, 3, 28, 1, 30, tzinfo=UTC)),
+    }
+    with time_machine.travel(datetime(2027, 3, 1, tzinfo=UTC), tick=False):
+        client.force_login(editor)  # inside the travel, so the session has not expired
+        for slug, (local, utc) in cases.items():
+            response = client.post(add, article_form_data(slug, go_live_at=local))
+            assert response.status_code == 302, response.content.decode()[:2000]
+            page = ArticlePage.objects.get(slug=slug)
+            assert page.go_live_at == utc
+            # The editor sees the local time they typed back.
+            html = client.get(reverse("wagtailadmin_pages:edit", args=(page.pk,))).content.decode()
+            assert f'value="{local}"' in html
+        # A moderator on UTC sees the same instant in UTC.
+        client.force_login(moderator)
+        page = ArticlePage.objects.get(slug="after-dst")
+        html = client.get(reverse("wagtailadmin_pages:edit", args=(page.pk,))).content.decode()
+        assert 'value="2027-03-28 01:30"' in html
+
+        # 02:30 on the changeover night never happens in Berlin: a form error, not a guess or a 500.
+        client.force_login(editor)
+        response = client.post(add, article_form_data("no-such-time", go_live_at="2027-03-28 02:30"))
+        assert response.status_code == 200
+        assert "go_live_at" in response.context["form"].errors

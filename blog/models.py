@@ -314,3 +314,46 @@ class ArticlePage(BasePage):
         """Up to ``limit`` other live articles sharing a topic, newest first."""
         topic_ids = [topic.pk for topic in self.topics.all()]
         return ArticlePage.objects.for_listing().filter(topics__in=topic_ids).exclude(pk=self.pk).distinct()[:limit]
+
+
+class ReviewerLink(models.Model):
+    """A share link that shows one revision of a page to a reviewer without an account.
+
+    The URL carries a signed token naming this row (``blog.reviewer_links``). It works until
+    ``expires_at``, until revoked, and until that revision is published; each view is logged in
+    the page's history.
+    """
+
+    page = models.ForeignKey("wagtailcore.Page", on_delete=models.CASCADE, related_name="reviewer_links")
+    revision = models.ForeignKey("wagtailcore.Revision", on_delete=models.CASCADE, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Reviewer link {self.pk} to revision {self.revision_id} of page {self.page_id}"
+
+    @property
+    def revision_published(self) -> bool:
+        """Whether this revision has ever been published (then the draft is public or superseded)."""
+        from wagtail.models import PageLogEntry
+
+        return PageLogEntry.objects.filter(
+            page_id=self.page_id, revision_id=self.revision_id, action__startswith="wagtail.publish"
+        ).exists()
+
+    def refusal(self) -> str:
+        """Why the link no longer works ("" if it works): revoked, expired or published."""
+        if self.revoked_at is not None:
+            return "This review link was revoked."
+        if self.expires_at <= timezone.now():
+            return "This review link has expired."
+        if self.revision_published:
+            return "This version has been published: read it on the site."
+        return ""

@@ -7,12 +7,14 @@ from wagtail import urls as wagtail_urls
 from wagtail.admin import urls as wagtailadmin_urls
 from wagtail.documents import urls as wagtaildocs_urls
 
+from blog import reviewer_links
 from search import views as search_views
 
 urlpatterns = [
     path("admin/", include(wagtailadmin_urls)),
     path("documents/", include(wagtaildocs_urls)),
     path("search/", search_views.search, name="search"),
+    path("review/<str:token>/", reviewer_links.review, name="reviewer_link"),
 ]
 
 if settings.DEBUG:

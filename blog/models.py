@@ -23,6 +23,7 @@ from wagtail.snippets.models import register_snippet
 from home.models import BasePage
 
 from .blocks import ArticleBodyBlock, heading_anchor
+from .publish_gates import ArticlePageForm
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
 # the longest seed summary is 176 characters.
@@ -193,6 +194,11 @@ class ArticlePage(BasePage):
         blank=True,
         help_text="What the image shows, for readers who cannot see it. Blank uses the image's description.",
     )
+    image_decorative = models.BooleanField(
+        "decorative image",
+        default=False,
+        help_text="Tick only if the image carries no information: readers of screen readers then skip it.",
+    )
     topics = ParentalManyToManyField("blog.TopicPage", related_name="articles", blank=False)
     authors = ParentalManyToManyField("blog.Author", related_name="articles", blank=False)
     date_published = models.DateTimeField(
@@ -207,9 +213,12 @@ class ArticlePage(BasePage):
     content_panels = [
         *Page.content_panels,
         FieldPanel("summary"),
-        MultiFieldPanel([FieldPanel("image"), FieldPanel("image_alt")], heading="Card image"),
-        FieldPanel("topics", widget=forms.CheckboxSelectMultiple),
-        FieldPanel("authors", widget=forms.CheckboxSelectMultiple),
+        MultiFieldPanel(
+            [FieldPanel("image"), FieldPanel("image_alt"), FieldPanel("image_decorative")], heading="Card image"
+        ),
+        # Drafts may be saved without topics or authors; publishing needs them (publish_gates).
+        FieldPanel("topics", widget=forms.CheckboxSelectMultiple, required_on_save=False),
+        FieldPanel("authors", widget=forms.CheckboxSelectMultiple, required_on_save=False),
         FieldPanel("body"),
     ]
     settings_panels = [*Page.settings_panels, FieldPanel("date_published")]
@@ -228,6 +237,14 @@ class ArticlePage(BasePage):
     template = "pages/article_page.html"
 
     objects = ArticlePageManager()
+    # Publish gates: publishing, scheduling and submitting need a complete card (drafts do not).
+    base_form_class = ArticlePageForm
+
+    # Editors preview the article, its card as listings show it, and its link preview when shared.
+    PREVIEW_TEMPLATES = {
+        "card": "previews/article_card.html",
+        "social": "previews/article_social_card.html",
+    }
 
     class Meta:
         verbose_name = "article"
@@ -240,8 +257,29 @@ class ArticlePage(BasePage):
         return super().save(*args, **kwargs)
 
     @property
+    def preview_modes(self):
+        return [("", "Article page"), ("card", "Card in listings"), ("social", "Social card")]
+
+    def get_preview_template(self, request, mode_name):
+        """The article's own template, or the card/social-card preview template for those modes.
+
+        ``mode_name`` comes from the preview URL's ``?mode=``: an unknown one is a 404.
+        """
+        if mode_name not in dict(self.preview_modes):
+            raise Http404("No such preview mode.")
+        return self.PREVIEW_TEMPLATES.get(mode_name) or super().get_preview_template(request, mode_name)
+
+    @property
+    def social_card_image(self):
+        """The image shown when the article is shared: the social image, else the card image."""
+        return self.social_image or self.image
+
+    @property
     def card_alt_text(self) -> str:
-        """Alt text for the card and hero image: the page's own, else the image's description."""
+        """Alt text for the card and hero image: empty if decorative, else the page's own, else the
+        image's description."""
+        if self.image_decorative:
+            return ""
         if self.image_alt:
             return self.image_alt
         return getattr(self.image, "description", "") or ""
@@ -276,3 +314,46 @@ class ArticlePage(BasePage):
         """Up to ``limit`` other live articles sharing a topic, newest first."""
         topic_ids = [topic.pk for topic in self.topics.all()]
         return ArticlePage.objects.for_listing().filter(topics__in=topic_ids).exclude(pk=self.pk).distinct()[:limit]
+
+
+class ReviewerLink(models.Model):
+    """A share link that shows one revision of a page to a reviewer without an account.
+
+    The URL carries a signed token naming this row (``blog.reviewer_links``). It works until
+    ``expires_at``, until revoked, and until that revision is published; each view is logged in
+    the page's history.
+    """
+
+    page = models.ForeignKey("wagtailcore.Page", on_delete=models.CASCADE, related_name="reviewer_links")
+    revision = models.ForeignKey("wagtailcore.Revision", on_delete=models.CASCADE, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Reviewer link {self.pk} to revision {self.revision_id} of page {self.page_id}"
+
+    @property
+    def revision_published(self) -> bool:
+        """Whether this revision has ever been published (then the draft is public or superseded)."""
+        from wagtail.models import PageLogEntry
+
+        return PageLogEntry.objects.filter(
+            page_id=self.page_id, revision_id=self.revision_id, action__startswith="wagtail.publish"
+        ).exists()
+
+    def refusal(self) -> str:
+        """Why the link no longer works ("" if it works): revoked, expired or published."""
+        if self.revoked_at is not None:
+            return "This review link was revoked."
+        if self.expires_at <= timezone.now():
+            return "This review link has expired."
+        if self.revision_published:
+            return "This version has been published: read it on the site."
+        return ""

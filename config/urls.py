@@ -7,6 +7,7 @@ from wagtail import urls as wagtail_urls
 from wagtail.admin import urls as wagtailadmin_urls
 from wagtail.documents import urls as wagtaildocs_urls
 
+from blog import reviewer_links
 from home import health
 from search import views as search_views
 
@@ -16,6 +17,7 @@ urlpatterns = [
     path("admin/", include(wagtailadmin_urls)),
     path("documents/", include(wagtaildocs_urls)),
     path("search/", search_views.search, name="search"),
+    path("review/<str:token>/", reviewer_links.review, name="reviewer_link"),
 ]
 
 if settings.DEBUG:

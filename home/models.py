@@ -18,6 +18,16 @@ validate_link = RegexValidator(
 class SiteImage(AbstractImage):
     """The image library's model. Its ``description`` is the default alt text for renditions."""
 
+    # Wagtail's 255 characters cut the seed's image descriptions (up to 408 characters), which
+    # PostgreSQL refuses; the description is the default alt text, so it must fit whole.
+    description = models.CharField(
+        "description",
+        blank=True,
+        max_length=500,
+        default="",
+        help_text="What the image shows, for readers who cannot see it (the default alt text).",
+    )
+
     admin_form_fields = Image.admin_form_fields
 
     class Meta(AbstractImage.Meta):

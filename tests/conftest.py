@@ -99,3 +99,25 @@ def demo_live_server(live_server, django_db_blocker):
             restore_wagtail_base()
             call_command("load_demo", "--no-users", stdout=io.StringIO())
     return live_server
+
+
+def _user_in_group(django_user_model, username: str, group_name: str):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user(
+        username, f"{username}@example.com", "a-long-test-password", first_name=username.title()
+    )
+    user.groups.add(Group.objects.get(name=group_name))
+    return user
+
+
+@pytest.fixture
+def editor(db, django_user_model):
+    """A user in the Editors group (see ``blog.roles``)."""
+    return _user_in_group(django_user_model, "edna", "Editors")
+
+
+@pytest.fixture
+def moderator(db, django_user_model):
+    """A user in the Moderators group (see ``blog.roles``)."""
+    return _user_in_group(django_user_model, "mona", "Moderators")

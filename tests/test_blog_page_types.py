@@ -51,6 +51,7 @@ class TestEditorsCanCreatePages(WagtailPageTestCase):
                 "summary": "What changes when the cache no longer fits.",
                 "image": article.image.pk,
                 "image_alt": "",
+                "search_description": "What changes when the cache no longer fits.",
                 "body": streamfield(
                     [
                         ("heading", {"text": "Setting the scene", "level": "h2", "anchor": ""}),

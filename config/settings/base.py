@@ -176,6 +176,11 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
 # Wagtail
 WAGTAIL_SITE_NAME = "Cedana blog"
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
+# Workflow e-mails (submitted to Moderators and superusers; approved and rejected to the submitter)
+# come from DEFAULT_FROM_EMAIL and link to WAGTAILADMIN_BASE_URL. The backend is per environment:
+# console in dev, locmem in tests, SMTP from the environment in production.
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "blog@localhost")
+WAGTAILADMIN_NOTIFICATION_INCLUDE_SUPERUSERS = True
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 WAGTAILDOCS_EXTENSIONS = ["csv", "docx", "key", "odt", "pdf", "pptx", "rtf", "txt", "xlsx", "zip"]
 WAGTAILDOCS_MAX_UPLOAD_SIZE = 10 * 1024 * 1024

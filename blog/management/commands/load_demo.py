@@ -10,6 +10,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.files.images import ImageFile
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
@@ -20,12 +21,12 @@ from wagtail.models import Page, Site
 
 from blog.illustrations import render_png
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
+from blog.roles import EDITORS, MODERATORS, ensure_editorial_roles
 from home.models import HomePage, SiteChromeSettings
 
 DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "demo_content.json"
 CARD_IMAGE_SIZE = (1200, 675)  # 16:9, the largest card/hero rendition the templates ask for
 BODY_IMAGE_SIZE = (1200, 600)
-DESCRIPTION_MAX_LENGTH = 255  # AbstractImage.description's column size
 
 
 def parse_datetime(value: str) -> datetime:
@@ -45,7 +46,7 @@ class Command(BaseCommand):
             "--users",
             action=BooleanOptionalAction,
             default=None,
-            help="Create the demo admin login (default: only when DEBUG is on).",
+            help="Create the demo admin, editor and moderator logins (default: only when DEBUG is on).",
         )
 
     def handle(self, *args, fixture: Path, users: bool | None, **options):
@@ -69,6 +70,7 @@ class Command(BaseCommand):
             if featured is not None and blog_index.featured_article_id != featured.pk:
                 blog_index.featured_article = featured
                 self.publish(blog_index)
+            self.changes += ensure_editorial_roles([blog_index])
 
         self.stdout.write(
             self.style.SUCCESS(
@@ -77,7 +79,7 @@ class Command(BaseCommand):
             )
         )
         if users if users is not None else settings.DEBUG:
-            self.ensure_admin_user()
+            self.ensure_demo_users()
 
     # Pages ------------------------------------------------------------------------------
 
@@ -167,11 +169,12 @@ class Command(BaseCommand):
             "slug": entry["slug"],
             "summary": entry["summary"],
             "image": image,
-            # The seed's descriptions run to 400+ characters: the page's own alt text holds them
-            # whole, the library image's description (255 at most) a shortened copy.
+            # The page's own alt text holds the seed's description for the card; the library
+            # image's description holds it too, cut to the column's size if ever needed.
             "image_alt": entry["image"]["alt_text"],
             "date_published": published,
-            "search_description": entry.get("search_description", ""),
+            # The card's meta description; the seed pages describe themselves with the summary.
+            "search_description": entry.get("search_description") or entry["summary"],
         }
         m2m = {"topics": article_topics, "authors": article_authors}
         dates = {"first_published_at": published, "last_published_at": published}
@@ -217,7 +220,7 @@ class Command(BaseCommand):
         png = render_png(description, seed=seed, size=size)
         existing = image_model.objects.filter(title=title).first()
         digest = hashlib.sha1(png, usedforsecurity=False).hexdigest()
-        short_description = Truncator(description).chars(DESCRIPTION_MAX_LENGTH)
+        short_description = Truncator(description).chars(image_model._meta.get_field("description").max_length)
         if existing is not None and existing.file_hash == digest and existing.description == short_description:
             return existing
         image = existing or image_model(title=title)
@@ -246,20 +249,44 @@ class Command(BaseCommand):
             self.changes += 1
         return author
 
-    def ensure_admin_user(self):
-        """Create the dev admin once, with a random password kept in ``var/demo-logins.json``."""
+    def ensure_demo_users(self):
+        """Create the dev logins once, with random passwords kept in ``var/demo-logins.json``.
+
+        ``admin`` is a superuser; ``editor`` is in the Editors group and ``moderator`` in the
+        Moderators group (see ``blog.roles``). Existing users keep their passwords.
+        """
         logins_file = Path(settings.BASE_DIR) / "var" / "demo-logins.json"
         logins = json.loads(logins_file.read_text()) if logins_file.exists() else {}
         user_model = get_user_model()
-        if not user_model.objects.filter(username="admin").exists():
+        accounts = [
+            ("admin", "Site administrator", None),
+            ("editor", "Demo editor", EDITORS),
+            ("moderator", "Demo moderator", MODERATORS),
+        ]
+        created = False
+        for username, full_name, group_name in accounts:
+            if user_model.objects.filter(username=username).exists():
+                continue
             password = secrets.token_urlsafe(12)
-            user_model.objects.create_superuser("admin", "admin@example.com", password)
-            logins["admin"] = password
+            first_name, last_name = full_name.split(" ", 1)
+            email = f"{username}@example.com"
+            if group_name is None:
+                user = user_model.objects.create_superuser(username, email, password)
+            else:
+                user = user_model.objects.create_user(username, email, password)
+                user.groups.add(Group.objects.get(name=group_name))
+            user.first_name, user.last_name = first_name, last_name
+            user.save(update_fields=["first_name", "last_name"])
+            logins[username] = password
+            created = True
+        if created:
             logins_file.parent.mkdir(parents=True, exist_ok=True)
             logins_file.write_text(json.dumps(logins, indent=2))
             logins_file.chmod(0o600)
-        password = logins.get("admin", "(unchanged; reset with: manage.py changepassword admin)")
-        self.stdout.write(f"Admin login: http://127.0.0.1:8000/admin/  user: admin  password: {password}")
+        self.stdout.write("Demo logins at http://127.0.0.1:8000/admin/ :")
+        for username, full_name, _group in accounts:
+            password = logins.get(username, f"(unchanged; reset with: manage.py changepassword {username})")
+            self.stdout.write(f"  {full_name.split()[1]:<13}  user: {username:<9}  password: {password}")
 
 
 def normalise_stream(stream_block, raw: list[dict]) -> list[dict]:

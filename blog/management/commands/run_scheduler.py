@@ -1,20 +1,69 @@
-"""``manage.py run_scheduler``: run Wagtail's ``publish_scheduled`` every minute, in one process."""
+"""``manage.py run_scheduler``: run Wagtail's ``publish_scheduled`` every minute, one run at a time.
+
+Wagtail's command reads the due revisions, then publishes them one by one; two copies running at
+once (two ``make run``s, a cron entry beside the loop, a redeploy overlapping the old process)
+could both read the same revision and publish it twice. Each run here therefore holds a
+database-wide lock:
+
+- PostgreSQL: a session advisory lock (``pg_try_advisory_lock``). A run that cannot take it
+  skips this minute instead of queueing behind the other.
+- SQLite: the run is one ``BEGIN IMMEDIATE`` transaction (see ``config/settings/base.py``), which
+  holds SQLite's single write lock; a second run waits for it (up to the 20 s busy timeout) and
+  then finds nothing left to publish.
+"""
 
 import time
+from contextlib import contextmanager
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
+
+# Any fixed 64-bit number, the same in every process of this site: "cedana" in ASCII.
+ADVISORY_LOCK_KEY = 0x636564616E61
+
+
+@contextmanager
+def scheduler_lock(using: str = DEFAULT_DB_ALIAS):
+    """Hold the site-wide scheduled-publishing lock; yields True if held, False if another run has it.
+
+    On PostgreSQL the lock is released on exit (or when the connection closes, if the process
+    dies). On other databases the body runs in one transaction and always yields True.
+    """
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        with transaction.atomic(using=using):
+            yield True
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [ADVISORY_LOCK_KEY])
+        acquired = cursor.fetchone()[0]
+    try:
+        yield acquired
+    finally:
+        if acquired:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [ADVISORY_LOCK_KEY])
 
 
 class Command(BaseCommand):
     help = (
         "Publish due revisions and unpublish expired pages (Wagtail's publish_scheduled) every "
-        "--interval seconds until stopped. Run exactly one per site, or use a cron entry instead."
+        "--interval seconds until stopped. Safe to run twice: runs take a database lock."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--interval", type=int, default=60, help="Seconds between runs (default 60).")
-        parser.add_argument("--once", action="store_true", help="Run once and exit.")
+        parser.add_argument("--once", action="store_true", help="Run once and exit (e.g. from cron).")
+
+    def run_once(self) -> bool:
+        """One ``publish_scheduled`` run under the lock; False if another scheduler held it."""
+        with scheduler_lock() as acquired:
+            if not acquired:
+                self.stdout.write("Another scheduler is publishing; skipping this run.")
+                return False
+            call_command("publish_scheduled", stdout=self.stdout, stderr=self.stderr)
+            return True
 
     def handle(self, *args, interval: int, once: bool, **options):
         if interval < 1:
@@ -22,7 +71,7 @@ class Command(BaseCommand):
         while True:
             started = time.monotonic()
             try:
-                call_command("publish_scheduled", stdout=self.stdout, stderr=self.stderr)
+                self.run_once()
             except Exception as error:  # noqa: BLE001 - a failed run must not stop the loop
                 self.stderr.write(f"publish_scheduled failed: {error!r}; retrying in {interval}s")
             if once:

@@ -1,0 +1,153 @@
+"""Publish gates: what an article needs before it may be published, scheduled or submitted.
+
+Wagtail's content checks only advise; these refuse. The rules (issue 3, "Publish gates") keep
+the article's card, social card and outline intact: a summary that fits the card, a card image
+with alt text (or marked decorative), at least one topic, headings in order (no h3 before the
+first h2) and a meta description. Drafts may be saved incomplete: ``ArticlePageForm`` only
+applies the gates when Wagtail validates the form fully, i.e. on every action except "Save
+draft" (publish, schedule, submit for review, restart, approve from the editor).
+"""
+
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+from wagtail.admin.forms import WagtailAdminPageForm
+from wagtail.blocks import StreamBlockValidationError, StructBlockValidationError
+
+GATE_SUMMARY = (
+    "This article can't be published, scheduled or submitted for review until its card is complete: "
+    "fix the fields marked below, or use “Save draft” to keep working."
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing to fix: ``field`` is the editor form's field name, ``message`` says what to do.
+
+    ``block_index`` is set for body problems: the position of the offending block in the body.
+    """
+
+    field: str
+    message: str
+    block_index: int | None = None
+
+
+def article_problems(
+    *, summary: str, image, image_alt: str, image_decorative: bool, topics, search_description: str, body
+) -> list[Problem]:
+    """The gate problems of an article's would-be content, in the editor's tab order.
+
+    ``image`` is an image instance or None, ``topics`` an iterable of topic pages, ``body`` a
+    StreamValue (or a list of blocks with ``block_type`` and ``value``). Returns ``[]`` when the
+    article may be published.
+    """
+    from blog.models import SUMMARY_MAX_LENGTH
+
+    problems = []
+    summary = (summary or "").strip()
+    if not summary:
+        problems.append(Problem("summary", "Write a summary: it is the text of the article's card and social card."))
+    elif len(summary) > SUMMARY_MAX_LENGTH:
+        problems.append(
+            Problem(
+                "summary",
+                f"Shorten the summary to {SUMMARY_MAX_LENGTH} characters (it has {len(summary)}): "
+                "cards cut longer text.",
+            )
+        )
+    if image is None:
+        problems.append(Problem("image", "Choose a card image: listings and social cards show it."))
+    elif not image_decorative and not (image_alt or "").strip() and not (getattr(image, "description", "") or ""):
+        problems.append(
+            Problem(
+                "image_alt",
+                "Describe the card image for readers who cannot see it (or give the image a description "
+                "in the image library), or tick “decorative image” if it carries no information.",
+            )
+        )
+    if not list(topics or []):
+        problems.append(Problem("topics", "Choose at least one topic: the article is listed on its topics' pages."))
+    problems.extend(heading_order_problems(body))
+    if not (search_description or "").strip():
+        problems.append(
+            Problem(
+                "search_description",
+                "Write a meta description (Promote tab → Search description): search engines show it under the title.",
+            )
+        )
+    return problems
+
+
+def heading_order_problems(body) -> list[Problem]:
+    """An h3 heading before the body's first h2 is out of order (the outline would skip a level)."""
+    problems = []
+    seen_h2 = False
+    for index, block in enumerate(body or []):
+        if block.block_type != "heading":
+            continue
+        if block.value["level"] == "h2":
+            seen_h2 = True
+        elif not seen_h2:
+            problems.append(
+                Problem(
+                    "body",
+                    f"Heading “{block.value['text']}” (block {index + 1}) is a subsection (h3) before any "
+                    "section (h2): make it a section, or add a section heading above it.",
+                    block_index=index,
+                )
+            )
+    return problems
+
+
+def _body_error(problems: list[Problem]) -> StreamBlockValidationError:
+    """The body problems as a StreamField error, so the editor highlights each heading's level."""
+    error = StreamBlockValidationError(
+        block_errors={
+            problem.block_index: StructBlockValidationError(block_errors={"level": ValidationError(problem.message)})
+            for problem in problems
+        },
+        non_block_errors=[ValidationError(problem.message) for problem in problems],
+    )
+    # Shown in the error banner as "Body: ..." instead of Wagtail's generic text.
+    error.message = "Fix the headings marked in the body."
+    return error
+
+
+class ArticlePageForm(WagtailAdminPageForm):
+    """The article editor's form: applies the publish gates on every action but "Save draft"."""
+
+    def clean(self):
+        cleaned_data = super().clean()
+        # Wagtail defers required fields only for draft saves (and autosave); every other action
+        # (publish, schedule, submit, workflow actions) validates fully and must pass the gates.
+        if self.is_deferred_validation:
+            return cleaned_data
+        problems = article_problems(
+            summary=cleaned_data.get("summary", self.instance.summary),
+            image=cleaned_data.get("image"),
+            image_alt=cleaned_data.get("image_alt", ""),
+            image_decorative=cleaned_data.get("image_decorative", False),
+            topics=cleaned_data.get("topics", []),
+            search_description=cleaned_data.get("search_description", ""),
+            body=cleaned_data.get("body", []),
+        )
+        for problem in problems:
+            # Our advice replaces Django's bare "This field is required."; any other error of the
+            # field (e.g. a summary over the length limit) stays, alone.
+            existing = self.errors.get(problem.field)
+            if existing and all(error.code == "required" for error in existing.as_data()):
+                del self._errors[problem.field]
+        problems = [problem for problem in problems if problem.field not in self.errors]
+        if not problems:
+            return cleaned_data
+        self.add_error(None, GATE_SUMMARY)
+        body_problems = [problem for problem in problems if problem.field == "body"]
+        for problem in problems:
+            if problem.field != "body":
+                self.add_error(problem.field if problem.field in self.fields else None, problem.message)
+        if body_problems:
+            self.add_error("body", _body_error(body_problems))
+            for problem in body_problems:  # the banner names the heading too
+                self.add_error(None, problem.message)
+        return cleaned_data

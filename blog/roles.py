@@ -1,0 +1,137 @@
+"""Editorial roles and the review workflow, set up idempotently (``load_demo`` calls this).
+
+The rules come from issue 3:
+
+- **Editors** create and edit pages (articles, topics' intros) and authors, save drafts and
+  submit them for review. Without ``publish_page`` Wagtail refuses them publish, unpublish and
+  the deletion of live pages (``PagePermissionTester.can_delete``).
+- **Moderators** can do all of that, and publish: approve (which publishes) or request changes
+  with a comment in the "Editorial review" workflow.
+- **Administrators** are superusers: everything.
+
+Wagtail's own migrations already create the "Editors" and "Moderators" groups with admin access
+and image and document permissions; we reuse them and make their page and snippet permissions
+exactly what the rules say.
+"""
+
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
+from django.db import transaction
+
+from wagtail.models import (
+    GroupApprovalTask,
+    GroupPagePermission,
+    Page,
+    Workflow,
+    WorkflowPage,
+    WorkflowTask,
+)
+
+EDITORS = "Editors"
+MODERATORS = "Moderators"
+WORKFLOW_NAME = "Editorial review"
+TASK_NAME = "Moderator approval"
+
+# Page permissions granted on the tree root, so they cover every page below it.
+PAGE_PERMISSIONS = {
+    EDITORS: {"add_page", "change_page", "lock_page"},
+    MODERATORS: {"add_page", "change_page", "publish_page", "lock_page", "unlock_page"},
+}
+# Model permissions (app_label.codename) beyond Wagtail's defaults, e.g. the Author snippet.
+MODEL_PERMISSIONS = {
+    EDITORS: {"wagtailadmin.access_admin", "blog.add_author", "blog.change_author"},
+    MODERATORS: {"wagtailadmin.access_admin", "blog.add_author", "blog.change_author", "blog.delete_author"},
+}
+# Model permissions our roles must not have, whatever an earlier setup granted.
+FORBIDDEN_MODEL_PERMISSIONS = {
+    EDITORS: {"blog.delete_author"},
+    MODERATORS: set(),
+}
+
+
+def _permission(label: str) -> Permission:
+    app_label, codename = label.split(".")
+    return Permission.objects.get(content_type__app_label=app_label, codename=codename)
+
+
+def _page_permission(codename: str) -> Permission:
+    return Permission.objects.get(content_type=ContentType.objects.get_for_model(Page), codename=codename)
+
+
+def ensure_groups() -> int:
+    """Give the Editors and Moderators groups exactly their page and snippet permissions.
+
+    Returns the number of changes made (0 when everything already matches).
+    """
+    changes = 0
+    root = Page.get_first_root_node()
+    for name, codenames in PAGE_PERMISSIONS.items():
+        group, created = Group.objects.get_or_create(name=name)
+        changes += created
+        existing = GroupPagePermission.objects.filter(group=group, page=root)
+        have = set(existing.values_list("permission__codename", flat=True))
+        for codename in codenames - have:
+            GroupPagePermission.objects.create(group=group, page=root, permission=_page_permission(codename))
+            changes += 1
+        # Page permissions anywhere in the tree beyond the role's (e.g. publish for editors) go.
+        deleted, _ = (
+            GroupPagePermission.objects.filter(group=group).exclude(page=root, permission__codename__in=codenames)
+        ).delete()
+        changes += deleted
+
+        for label in MODEL_PERMISSIONS[name]:
+            permission = _permission(label)
+            if not group.permissions.filter(pk=permission.pk).exists():
+                group.permissions.add(permission)
+                changes += 1
+        for label in FORBIDDEN_MODEL_PERMISSIONS[name]:
+            permission = _permission(label)
+            if group.permissions.filter(pk=permission.pk).exists():
+                group.permissions.remove(permission)
+                changes += 1
+    return changes
+
+
+def ensure_review_workflow(pages) -> tuple[Workflow, int]:
+    """The "Editorial review" workflow (one Moderators approval task), assigned to ``pages``.
+
+    ``pages`` are usually the blog index pages: every article and topic below them then goes
+    through the workflow. Returns ``(workflow, number_of_changes)``.
+    """
+    changes = 0
+    moderators = Group.objects.get(name=MODERATORS)
+    workflow, created = Workflow.objects.get_or_create(name=WORKFLOW_NAME, defaults={"active": True})
+    changes += created
+    if not workflow.active:
+        workflow.active = True
+        workflow.save(update_fields=["active"])
+        changes += 1
+    task = GroupApprovalTask.objects.filter(name=TASK_NAME).first()
+    if task is None:
+        task = GroupApprovalTask.objects.create(name=TASK_NAME)
+        changes += 1
+    if not task.active:
+        task.active = True
+        task.save(update_fields=["active"])
+        changes += 1
+    if set(task.groups.all()) != {moderators}:
+        task.groups.set([moderators])
+        changes += 1
+    if list(WorkflowTask.objects.filter(workflow=workflow).values_list("task_id", flat=True)) != [task.pk]:
+        WorkflowTask.objects.filter(workflow=workflow).delete()
+        WorkflowTask.objects.create(workflow=workflow, task=task, sort_order=0)
+        changes += 1
+    for page in pages:
+        assignment = WorkflowPage.objects.filter(page=page).first()
+        if assignment is None or assignment.workflow_id != workflow.pk:
+            WorkflowPage.objects.update_or_create(page=page, defaults={"workflow": workflow})
+            changes += 1
+    return workflow, changes
+
+
+@transaction.atomic
+def ensure_editorial_roles(blog_indexes) -> int:
+    """Groups, permissions and the review workflow on each blog index; returns the change count."""
+    changes = ensure_groups()
+    _, workflow_changes = ensure_review_workflow(blog_indexes)
+    return changes + workflow_changes

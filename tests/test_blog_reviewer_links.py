@@ -1,0 +1,125 @@
+"""Reviewer links: signed, expiring, revocable links to one draft revision."""
+
+from datetime import timedelta
+
+from django.urls import reverse
+from django.utils import timezone
+
+from wagtail.models import PageLogEntry
+
+import pytest
+import time_machine
+
+from blog.models import ReviewerLink
+from blog.reviewer_links import VIEW_ACTION, make_token
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def draft(demo):
+    """A live demo article with a newer draft revision that readers cannot see yet."""
+    article = demo.articles[2]
+    article.title = "Draft title only reviewers see"
+    article.save_revision()
+    return article
+
+
+def create_link(client, page) -> ReviewerLink:
+    response = client.post(reverse("reviewer_links", args=(page.pk,)))
+    assert response.status_code == 302
+    return ReviewerLink.objects.filter(page=page).latest("pk")
+
+
+def review_url(link) -> str:
+    return reverse("reviewer_link", args=(make_token(link),))
+
+
+def test_editor_shares_a_draft_with_an_anonymous_reviewer(client, draft, editor):
+    client.force_login(editor)
+    link = create_link(client, draft)
+    assert link.revision == draft.get_latest_revision()
+    assert link.expires_at - timezone.now() > timedelta(days=6, hours=23)
+    listing = client.get(reverse("reviewer_links", args=(draft.pk,))).content.decode()
+    assert make_token(link) in listing
+
+    client.logout()
+    response = client.get(review_url(link))
+    assert response.status_code == 200
+    assert "Draft title only reviewers see" in response.content.decode()
+    assert response["X-Robots-Tag"] == "noindex, nofollow"
+    assert "no-store" in response["Cache-Control"]
+    # Readers still see the live version.
+    assert "Draft title only reviewers see" not in client.get(draft.url).content.decode()
+    # Each view is in the page's history.
+    client.get(review_url(link))
+    assert PageLogEntry.objects.filter(page=draft, action=VIEW_ACTION).count() == 2
+
+
+def test_the_link_shows_its_revision_not_later_drafts(client, draft, editor):
+    client.force_login(editor)
+    link = create_link(client, draft)
+    draft.title = "An even newer draft"
+    draft.save_revision()
+    html = client.get(review_url(link)).content.decode()
+    assert "Draft title only reviewers see" in html and "An even newer draft" not in html
+
+
+@pytest.mark.parametrize("token", ["nope", "1", "MQ:1abc:xyz", "%00", "a" * 500])
+def test_forged_tokens_are_404(client, demo, token):
+    assert client.get(f"/review/{token}/").status_code == 404
+
+
+def test_a_token_for_a_deleted_link_is_404(client, draft, editor):
+    client.force_login(editor)
+    link = create_link(client, draft)
+    url = review_url(link)
+    link.delete()
+    assert client.get(url).status_code == 404
+
+
+def test_revoked_link_stops_working(client, draft, editor):
+    client.force_login(editor)
+    link = create_link(client, draft)
+    response = client.post(reverse("reviewer_links_revoke", args=(draft.pk, link.pk)))
+    assert response.status_code == 302
+    client.logout()
+    response = client.get(review_url(link))
+    assert response.status_code == 410
+    assert "revoked" in response.content.decode()
+
+
+def test_link_expires_after_seven_days(client, draft, editor):
+    client.force_login(editor)
+    link = create_link(client, draft)
+    client.logout()
+    with time_machine.travel(timezone.now() + timedelta(days=6, hours=23), tick=False):
+        assert client.get(review_url(link)).status_code == 200
+    with time_machine.travel(timezone.now() + timedelta(days=7, minutes=1), tick=False):
+        response = client.get(review_url(link))
+        assert response.status_code == 410
+        assert "expired" in response.content.decode()
+
+
+def test_link_stops_working_once_its_revision_is_published(client, draft, editor):
+    client.force_login(editor)
+    link = create_link(client, draft)
+    link.revision.publish()
+    client.logout()
+    response = client.get(review_url(link))
+    assert response.status_code == 410
+    assert "published" in response.content.decode()
+
+
+def test_only_people_who_can_edit_the_page_manage_links(client, draft, django_user_model):
+    outsider = django_user_model.objects.create_user("olga", "olga@example.com", "a-long-test-password")
+    client.force_login(outsider)
+    response = client.post(reverse("reviewer_links", args=(draft.pk,)))
+    assert response.status_code in (302, 403)
+    assert not ReviewerLink.objects.exists()
+
+
+def test_editor_sees_the_reviewer_links_button_in_the_page_header(client, draft, editor):
+    client.force_login(editor)
+    html = client.get(reverse("wagtailadmin_pages:edit", args=(draft.pk,))).content.decode()
+    assert reverse("reviewer_links", args=(draft.pk,)) in html

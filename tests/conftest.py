@@ -41,3 +41,24 @@ def demo(db):
         articles = list(ArticlePage.objects.order_by("-date_published"))
 
     return Demo
+
+
+def _user_in_group(username, group_name):
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    user = get_user_model().objects.create_user(username=username, password="x", email=f"{username}@example.com")
+    user.groups.add(Group.objects.get(name=group_name))
+    return user
+
+
+@pytest.fixture
+def editor(db):
+    """A user in Wagtail's default "Editors" group (add and edit pages, no publishing)."""
+    return _user_in_group("eddie", "Editors")
+
+
+@pytest.fixture
+def moderator(db):
+    """A user in Wagtail's default "Moderators" group (add, edit, publish, lock pages)."""
+    return _user_in_group("mona", "Moderators")

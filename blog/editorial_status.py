@@ -100,6 +100,5 @@ def articles_for_user(user):
 
 
 def editorial_articles(user, now=None):
-    """The articles ``user`` may work on, annotated with their status, topics and authors prefetched."""
-    queryset = annotate_editorial_status(articles_for_user(user), now=now)
-    return queryset.prefetch_related("topics", "authors")
+    """The articles ``user`` may work on, annotated with their status (see ``annotate_editorial_status``)."""
+    return annotate_editorial_status(articles_for_user(user), now=now)

@@ -9,6 +9,7 @@ import datetime
 from django.contrib.admin import SimpleListFilter
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.http import HttpResponseBadRequest
+from django.templatetags.static import static
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
@@ -248,3 +249,9 @@ def register_calendar_url():
 @hooks.register("register_admin_menu_item")
 def register_calendar_menu_item():
     return MenuItem("Calendar", reverse("editorial_calendar"), icon_name="date", order=160)
+
+
+@hooks.register("insert_global_admin_js")
+def character_count_js():
+    """Live "N / max characters" counters under every admin text field that has a maxlength."""
+    return format_html('<script src="{}" defer></script>', static("js/admin/character-count.js"))

@@ -152,6 +152,8 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
 WAGTAIL_SITE_NAME = "Cedana blog"
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
+# Requires alt text (the description) and rejects images too small for card and social crops.
+WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_forms.SiteImageForm"
 WAGTAILSEARCH_BACKENDS = {
     "default": {"BACKEND": "wagtail.search.backends.database"},
 }

@@ -18,7 +18,6 @@ from wagtail.fields import StreamField
 from wagtail.images import get_image_model
 from wagtail.models import Page, PageManager, PageQuerySet
 from wagtail.search import index
-from wagtail.snippets.models import register_snippet
 
 from home.models import BasePage
 
@@ -53,9 +52,11 @@ def paginate_listing(request, queryset, per_page: int | None = None):
         raise Http404("No such page of posts.") from error
 
 
-@register_snippet
 class Author(index.Indexed, models.Model):
-    """A person or team credited in bylines (the seed's byline is "Cedana Editorial")."""
+    """A person or team credited in bylines (the seed's byline is "Cedana Editorial").
+
+    A snippet: registered with its listing (``AuthorViewSet``) in ``blog/wagtail_hooks.py``.
+    """
 
     name = models.CharField(max_length=100, unique=True, help_text="As it appears in bylines, e.g. 'Ada Lovelace'.")
     slug = models.SlugField(max_length=100, unique=True, help_text="Used in the author's page URL.")

@@ -8,6 +8,7 @@ import datetime
 
 from django.contrib.admin import SimpleListFilter
 from django.contrib.admin.options import IncorrectLookupParameters
+from django.db.models import Count
 from django.http import HttpResponseBadRequest
 from django.templatetags.static import static
 from django.urls import path, reverse
@@ -15,6 +16,9 @@ from django.utils.html import format_html, format_html_join
 
 from wagtail import hooks
 from wagtail.admin.menu import MenuItem
+from wagtail.admin.ui.tables import Column, UpdatedAtColumn
+from wagtail.snippets.models import register_snippet
+from wagtail.snippets.views.snippets import SnippetViewSet
 from wagtail_modeladmin.helpers import PageButtonHelper
 from wagtail_modeladmin.options import ModelAdmin, modeladmin_register
 from wagtail_modeladmin.views import IndexView
@@ -234,6 +238,59 @@ class ArticleAdmin(ModelAdmin):
 
 
 modeladmin_register(ArticleAdmin)
+
+
+class TopicAdmin(ModelAdmin):
+    """The "Topics" section: each topic page with how many articles it holds, linking to its editor."""
+
+    model = TopicPage
+    menu_label = "Topics"
+    menu_icon = "tag"
+    menu_order = 155
+    button_helper_class = ArticleButtonHelper
+    list_display = ("title_link", "slug", "article_count", "live")
+    search_fields = ("title", "intro")
+    ordering = ("title",)
+
+    def get_queryset(self, request):
+        return TopicPage.objects.annotate(article_count=Count("articles")).order_by("title")
+
+    def title_link(self, obj):
+        return format_html('<a href="{}">{}</a>', reverse("wagtailadmin_pages:edit", args=[obj.pk]), obj.draft_title)
+
+    title_link.short_description = "Title"
+    title_link.admin_order_field = "title"
+
+    def article_count(self, obj):
+        return obj.article_count
+
+    article_count.short_description = "Articles"
+    article_count.admin_order_field = "article_count"
+
+
+modeladmin_register(TopicAdmin)
+
+
+class AuthorViewSet(SnippetViewSet):
+    """Authors under Snippets: name, role, how many articles credit them, last change."""
+
+    model = Author
+    icon = "user"
+    list_display = [
+        "name",
+        "role",
+        Column("article_count", label="Articles", sort_key="article_count"),
+        UpdatedAtColumn(),
+    ]
+    list_export = ["name", "slug", "role", "article_count"]
+    search_fields = ["name", "role"]
+    ordering = ["name"]
+
+    def get_queryset(self, request):
+        return Author.objects.annotate(article_count=Count("articles"))
+
+
+register_snippet(AuthorViewSet)
 
 
 @hooks.register("construct_homepage_panels")

@@ -236,3 +236,27 @@ def test_editor_with_add_permission_only_sees_own_articles(client, demo):
     client.force_login(user)
     rows = csv_rows(client.get(URL, {"export": "csv"}))
     assert [row["Title"] for row in rows] == [own.title]
+
+
+@pytest.mark.parametrize("user_fixture", ["editor", "moderator"])
+def test_topic_and_author_listings_load_with_article_counts(client, demo, request, user_fixture):
+    client.force_login(request.getfixturevalue(user_fixture))
+    topic = demo.topics["gpu-costs"]
+    response = client.get("/admin/blog/topicpage/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'href="/admin/pages/{topic.pk}/edit/"' in html
+    rows = {row.split("</td>")[0] for row in html.split('<td class="field-article_count')[1:]}
+    assert any(f">{topic.articles.count()}" in row for row in rows)
+    assert '"/admin/blog/articlepage/"' in client.get("/admin/").content.decode()  # "Articles" in the menu
+    # Wagtail's default groups hold no Author permissions (group permissions are issue 3's to set),
+    # so the author listing refuses them.
+    assert client.get("/admin/snippets/blog/author/").status_code == 302
+
+
+def test_author_listing_shows_article_counts(admin_client, demo):
+    response = admin_client.get("/admin/snippets/blog/author/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Cedana Editorial" in html and "Articles" in html
+    assert ">20<" in html.replace(" ", "").replace("\n", "")

@@ -51,6 +51,9 @@ class EditorialCalendarView(WagtailAdminTemplateMixin, TemplateView):
     page_title = "Editorial calendar"
     header_icon = "date"
 
+    def get_breadcrumbs_items(self):
+        return [*super().get_breadcrumbs_items(), {"url": "", "label": self.page_title}]
+
     def get_month(self) -> date:
         today = timezone.localdate()
         raw = self.request.GET.get("month")
@@ -96,6 +99,7 @@ class EditorialCalendarView(WagtailAdminTemplateMixin, TemplateView):
             {
                 "month": first,
                 "today": timezone.localdate(),
+                "time_zone": timezone.get_current_timezone_name(),
                 "weekdays": [calendar.day_abbr[(calendar.MONDAY + i) % 7] for i in range(7)],
                 "weeks": [
                     [

@@ -40,6 +40,7 @@ def test_month_shows_published_and_scheduled_articles_linking_to_the_editor(admi
     assert f'href="/admin/pages/{scheduled.pk}/edit/"' in html
     assert "Scheduled 09:30" in html
     assert "1 entry this month" in html
+    assert "Times are in UTC." in html
     assert "Launch post" not in admin_client.get(URL, {"month": "2031-04"}).content.decode()
     assert 'href="?month=2031-02"' in html and 'href="?month=2031-04"' in html
 

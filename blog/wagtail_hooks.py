@@ -30,6 +30,9 @@ from .models import ArticlePage, Author, TopicPage
 # filter on arbitrary lookups (``?owner__password__startswith=``) through the listing.
 _LISTING_PARAMS = {"o", "ot", "p", "q", "export", "status", "topic", "author"}
 
+# Longer searches are refused: each word adds a condition to the SQL.
+SEARCH_MAX_LENGTH = 200
+
 # CSV cells starting with these are read as formulas by spreadsheet apps (OWASP "CSV injection").
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -92,7 +95,7 @@ class AuthorFilter(IntegerChoiceFilter):
         return queryset if author_id is None else queryset.filter(authors=author_id)
 
 
-class ArticleButtonHelper(PageButtonHelper):
+class EditOnlyButtonHelper(PageButtonHelper):
     """Only the Edit button per row: copy, delete and unpublish live in the page editor, and their
     permission checks cost queries per row."""
 
@@ -139,6 +142,8 @@ class ArticleIndexView(IndexView):
         unknown = set(request.GET) - _LISTING_PARAMS
         if unknown:
             return HttpResponseBadRequest(f"Unknown parameter: {sorted(unknown)[0][:40]}")
+        if len(request.GET.get("q", "")) > SEARCH_MAX_LENGTH:
+            return HttpResponseBadRequest(f"Search for at most {SEARCH_MAX_LENGTH} characters.")
         try:
             return super().dispatch(request, *args, **kwargs)
         except IncorrectLookupParameters as error:
@@ -153,7 +158,7 @@ class ArticleAdmin(ModelAdmin):
     menu_icon = "doc-full"
     menu_order = 150
     index_view_class = ArticleIndexView
-    button_helper_class = ArticleButtonHelper
+    button_helper_class = EditOnlyButtonHelper
     list_display = ("title_link", "status", "topic_list", "author_list", "go_live", "expire_at", "last_updated")
     list_filter = (StatusFilter, TopicFilter, AuthorFilter)
     search_fields = ("title", "summary")
@@ -247,7 +252,7 @@ class TopicAdmin(ModelAdmin):
     menu_label = "Topics"
     menu_icon = "tag"
     menu_order = 155
-    button_helper_class = ArticleButtonHelper
+    button_helper_class = EditOnlyButtonHelper
     list_display = ("title_link", "slug", "article_count", "live")
     search_fields = ("title", "intro")
     ordering = ("title",)

@@ -262,3 +262,13 @@ def test_author_listing_shows_article_counts(admin_client, demo):
     html = response.content.decode()
     assert "Cedana Editorial" in html and "Articles" in html
     assert ">20<" in html.replace(" ", "").replace("\n", "")
+
+
+def test_sorting_by_status_and_scheduled_go_live_in_export(admin_client, lifecycle):
+    rows = csv_rows(admin_client.get(URL, {"o": "1", "export": "csv"}))
+    order = ["Draft", "In review", "Scheduled", "Live", "Live with newer draft", "Expired"]
+    statuses = [row["Status"] for row in rows]
+    assert statuses == sorted(statuses, key=order.index)
+    scheduled = lifecycle["scheduled"]
+    row = next(row for row in rows if int(row["ID"]) == scheduled.pk)
+    assert row["Go live"] == scheduled.go_live_at.isoformat()

@@ -18,7 +18,6 @@ from wagtail.fields import StreamField
 from wagtail.images import get_image_model
 from wagtail.models import Page, PageManager, PageQuerySet
 from wagtail.search import index
-from wagtail.snippets.models import register_snippet
 
 from home.models import BasePage
 
@@ -53,14 +52,23 @@ def paginate_listing(request, queryset, per_page: int | None = None):
         raise Http404("No such page of posts.") from error
 
 
-@register_snippet
 class Author(index.Indexed, models.Model):
-    """A person or team credited in bylines (the seed's byline is "Cedana Editorial")."""
+    """A person or team credited in bylines (the seed's byline is "Cedana Editorial").
 
-    name = models.CharField(max_length=100, unique=True)
+    A snippet: registered with its listing (``AuthorViewSet``) in ``blog/wagtail_hooks.py``.
+    """
+
+    name = models.CharField(max_length=100, unique=True, help_text="As it appears in bylines, e.g. 'Ada Lovelace'.")
     slug = models.SlugField(max_length=100, unique=True, help_text="Used in the author's page URL.")
     role = models.CharField(max_length=100, blank=True, help_text="e.g. 'Staff engineer, runtime'.")
-    photo = models.ForeignKey(get_image_model(), null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    photo = models.ForeignKey(
+        get_image_model(),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Optional square head shot, cropped to a circle at 96x96 around the focal point.",
+    )
     bio = models.TextField(max_length=600, blank=True, help_text="Two or three sentences.")
 
     panels = [FieldPanel("name"), FieldPanel("slug"), FieldPanel("role"), FieldPanel("photo"), FieldPanel("bio")]
@@ -106,13 +114,17 @@ class ListingMixin:
 class BlogIndexPage(ListingMixin, BasePage):
     """The blog at ``/blog/``: hero, featured article, topic navigation and every article as cards."""
 
-    hero_heading_lead = models.CharField(max_length=60, default="Writing from the")
+    hero_heading_lead = models.CharField(
+        max_length=60, default="Writing from the", help_text="First line of the heading at the top of the blog."
+    )
     hero_heading_emphasis = models.CharField(
         max_length=60, default="cedana team.", help_text="Second line of the heading, shown emphasised."
     )
-    hero_intro = models.TextField(max_length=300, blank=True)
-    listing_heading = models.CharField(max_length=80, default="insights from the team.")
-    listing_intro = models.TextField(max_length=300, blank=True)
+    hero_intro = models.TextField(max_length=300, blank=True, help_text="Optional sentence under the heading.")
+    listing_heading = models.CharField(
+        max_length=80, default="insights from the team.", help_text="Heading above the list of all posts."
+    )
+    listing_intro = models.TextField(max_length=300, blank=True, help_text="Optional sentence above the list.")
     featured_article = models.ForeignKey(
         "blog.ArticlePage",
         null=True,
@@ -199,8 +211,18 @@ class ArticlePage(BasePage):
         default=False,
         help_text="Tick only if the image carries no information: readers of screen readers then skip it.",
     )
-    topics = ParentalManyToManyField("blog.TopicPage", related_name="articles", blank=False)
-    authors = ParentalManyToManyField("blog.Author", related_name="articles", blank=False)
+    topics = ParentalManyToManyField(
+        "blog.TopicPage",
+        related_name="articles",
+        blank=False,
+        help_text="At least one. The article is listed on each topic's page.",
+    )
+    authors = ParentalManyToManyField(
+        "blog.Author",
+        related_name="articles",
+        blank=False,
+        help_text="At least one, shown in the byline. Add people under Snippets → Authors.",
+    )
     date_published = models.DateTimeField(
         "first published",
         null=True,
@@ -208,7 +230,10 @@ class ArticlePage(BasePage):
         db_index=True,
         help_text="Shown to readers. Filled in when the article is first published.",
     )
-    body = StreamField(ArticleBodyBlock())
+    body = StreamField(
+        ArticleBodyBlock(),
+        help_text="The article. Start with a paragraph; use section headings to build the table of contents.",
+    )
 
     content_panels = [
         *Page.content_panels,

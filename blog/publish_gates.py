@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 
-from wagtail.admin.forms import WagtailAdminPageForm
 from wagtail.blocks import StreamBlockValidationError, StructBlockValidationError
+
+from .page_forms import ArticleLimitsForm
 
 GATE_SUMMARY = (
     "This article can't be published, scheduled or submitted for review until its card is complete: "
@@ -114,8 +115,9 @@ def _body_error(problems: list[Problem]) -> StreamBlockValidationError:
     return error
 
 
-class ArticlePageForm(WagtailAdminPageForm):
-    """The article editor's form: applies the publish gates on every action but "Save draft"."""
+class ArticlePageForm(ArticleLimitsForm):
+    """The article editor's form: ArticleLimitsForm's length and image-size checks always, and the
+    publish gates on every action but "Save draft"."""
 
     def clean(self):
         cleaned_data = super().clean()

@@ -108,11 +108,13 @@ class SiteChromeSettings(BaseSiteSetting):
         blank=True,
         help_text="Shown after the word mark.",
     )
-    login_label = models.CharField(max_length=40, default="Login")
+    login_label = models.CharField(max_length=40, default="Login", help_text="Text of the header's login link.")
     login_url = models.CharField(
         max_length=255, default="/admin/", validators=[validate_link], help_text="Full URL or site path."
     )
-    demo_label = models.CharField(max_length=40, default="Schedule demo")
+    demo_label = models.CharField(
+        max_length=40, default="Schedule demo", help_text="Text of the 'Schedule demo' buttons."
+    )
     demo_url = models.CharField(
         max_length=255,
         default="https://cedana.ai/",
@@ -123,6 +125,7 @@ class SiteChromeSettings(BaseSiteSetting):
         max_length=255,
         default="Cedana builds the automation layer for AI factories.",
         blank=True,
+        help_text="One line at the bottom of every page.",
     )
 
     panels = [

@@ -182,6 +182,8 @@ WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "blog@localhost")
 WAGTAILADMIN_NOTIFICATION_INCLUDE_SUPERUSERS = True
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
+# Requires alt text (the description) and rejects images too small for card and social crops.
+WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_forms.SiteImageForm"
 WAGTAILDOCS_EXTENSIONS = ["csv", "docx", "key", "odt", "pdf", "pptx", "rtf", "txt", "xlsx", "zip"]
 WAGTAILDOCS_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
 WAGTAILIMAGES_MAX_UPLOAD_SIZE = 10 * 1024 * 1024

@@ -1,0 +1,44 @@
+"""The image library's form: required alt text (the description) and a minimum size.
+
+Set as ``WAGTAILIMAGES_IMAGE_FORM_BASE``, so Wagtail's add, edit and multiple-upload forms all use it.
+"""
+
+from django import forms
+
+from wagtail.images.forms import BaseImageForm
+
+from .image_sizes import LIBRARY_MIN_SIZE, too_small_message
+
+DESCRIPTION_HELP = (
+    "Alt text: what the image shows, for readers who cannot see it (required). "
+    "Pages use it unless they give their own alt text."
+)
+
+
+class SiteImageForm(BaseImageForm):
+    """Wagtail's image form with the description (alt text) required and small images rejected."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "description" in self.fields:
+            self.fields["description"].required = True
+            self.fields["description"].help_text = DESCRIPTION_HELP
+        if "title" in self.fields:
+            self.fields["title"].help_text = "A name for finding the image in the library; readers never see it."
+        if "file" in self.fields:
+            self.fields["file"].help_text = (
+                f"{self.fields['file'].help_text} At least {LIBRARY_MIN_SIZE[0]}x{LIBRARY_MIN_SIZE[1]} pixels. "
+                "After uploading, set the focal point so crops keep the important part."
+            ).strip()
+
+    def clean_file(self):
+        file = self.cleaned_data.get("file")
+        image = getattr(file, "image", None)  # set by WagtailImageField on a new upload
+        if image is not None:
+            width, height = image.get_size()
+            message = too_small_message(
+                width, height, LIBRARY_MIN_SIZE, "the image library, whose images must fill a social sharing crop"
+            )
+            if message:
+                raise forms.ValidationError(message, code="image_too_small")
+        return file

@@ -3,16 +3,19 @@
 Wagtail's ``WagtailImageField`` already refuses, by content not by name: files that are not
 images, a format that does not match the extension (a PSD renamed ``.jpg``), extensions outside
 ``WAGTAILIMAGES_EXTENSIONS`` (so SVG), files over ``WAGTAILIMAGES_MAX_UPLOAD_SIZE`` bytes and
-images over ``WAGTAILIMAGES_MAX_IMAGE_PIXELS`` pixels (width x height x frames). It reads only
-the header, though, so a truncated or corrupt file passes and fails later, when a rendition is
-made for a reader's page. ``ImageUploadForm`` decodes every frame once at upload instead.
+images over ``WAGTAILIMAGES_MAX_IMAGE_PIXELS`` pixels (width x height x frames). Two gaps remain
+in Wagtail 8.0: its pixel count decodes the whole image first (so a 40-89 megapixel file is
+decoded before being refused), and a truncated or corrupt file either raises an uncaught
+``OSError`` (a 500 in the admin) or passes and fails later, when a rendition is made for a
+reader. ``CheckedImageField`` counts pixels from the header first, turns decoding errors into a
+form error, and decodes every frame once at upload.
 """
 
 import warnings
 
 from django.core.exceptions import ValidationError
-from django.core.files.uploadedfile import UploadedFile
 
+from wagtail.images.fields import WagtailImageField
 from wagtail.images.forms import BaseImageForm
 
 from PIL import Image
@@ -21,13 +24,36 @@ DAMAGED_IMAGE_MESSAGE = (
     "This image file is damaged or incomplete, so it cannot be shown. "
     "Export or download it again, then upload the new file."
 )
+# What Pillow raises for data it cannot decode.
+DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, IndexError)
+
+
+def header_pixel_count(file) -> int | None:
+    """Width x height from the image header only (nothing decoded); None if Pillow cannot read it.
+
+    Raises ValidationError(code="file_too_many_pixels") for sizes past Pillow's
+    decompression-bomb limit. ``file`` is left at position 0.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            file.seek(0)
+            with Image.open(file) as image:
+                width, height = image.size
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as error:
+        raise ValidationError("This file has too many pixels.", code="file_too_many_pixels") from error
+    except Exception:  # noqa: BLE001 - not an image Pillow knows; WagtailImageField says so
+        return None
+    finally:
+        file.seek(0)
+    return width * height
 
 
 def verify_image_decodes(file) -> None:
     """Decode every frame of ``file`` (a file object at any position; left at position 0).
 
     Raises ValidationError(code="damaged_image") if Pillow finds the data truncated or corrupt
-    (bad chunk checksums included), or if it is larger than Pillow's decompression-bomb limit.
+    (bad chunk checksums included), or larger than Pillow's decompression-bomb limit.
     """
     try:
         with warnings.catch_warnings():
@@ -40,18 +66,38 @@ def verify_image_decodes(file) -> None:
                 for frame in range(getattr(image, "n_frames", 1)):
                     image.seek(frame)
                     image.load()
-    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError, Warning) as error:
+    except (*DECODE_ERRORS, Image.DecompressionBombError, Warning) as error:
         raise ValidationError(DAMAGED_IMAGE_MESSAGE, code="damaged_image") from error
     finally:
         file.seek(0)
 
 
-class ImageUploadForm(BaseImageForm):
-    """Wagtail's image form plus ``verify_image_decodes`` on each newly uploaded file."""
+class CheckedImageField(WagtailImageField):
+    """WagtailImageField that counts pixels before decoding and refuses damaged files."""
 
-    def clean_file(self):
-        file = self.cleaned_data.get("file")
-        # Only new uploads: an edit that keeps the stored file has nothing to re-check.
-        if isinstance(file, UploadedFile):
+    def to_python(self, data):
+        if data is not None and hasattr(data, "read") and self.max_image_pixels:
+            pixels = header_pixel_count(data)
+            if pixels is not None and pixels > self.max_image_pixels:
+                raise ValidationError(
+                    self.error_messages["file_too_many_pixels"]
+                    % {"num_pixels": pixels, "max_pixels_count": self.max_image_pixels},
+                    code="file_too_many_pixels",
+                )
+        try:
+            file = super().to_python(data)
+        except DECODE_ERRORS as error:
+            raise ValidationError(DAMAGED_IMAGE_MESSAGE, code="damaged_image") from error
+        if file is not None and hasattr(file, "read"):
             verify_image_decodes(file)
         return file
+
+
+class ImageUploadForm(BaseImageForm):
+    """Wagtail's image form with ``CheckedImageField`` for the file (add, edit and multiple upload)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "file" in self.fields:
+            old = self.fields["file"]
+            self.fields["file"] = CheckedImageField(required=old.required, label=old.label, widget=old.widget)

@@ -7,11 +7,15 @@ Two Content-Security-Policies (django-csp's format, set in ``config.settings.bas
 - ``ADMIN_CONTENT_SECURITY_POLICY`` for ``/admin/`` (the editor, previews, choosers): Wagtail 8's
   admin still needs inline scripts and styles, so it is relaxed there, but it still loads
   nothing from other origins except the avatars and video providers listed in the setting, and
-  may only be framed by this origin (the preview panel).
+  may only be framed by this origin.
+
+Previews are rendered by Wagtail with the page's own path (a "dummy request" through the
+middleware), so they get the readers' policy, except that the admin may frame them.
 """
 
 from django.conf import settings
 
+from csp.constants import SELF
 from csp.middleware import CSPMiddleware, PolicyParts
 from csp.utils import default_config
 
@@ -51,8 +55,14 @@ class SiteCSPMiddleware(CSPMiddleware):
 
     def get_policy_parts(self, request, response, report_only: bool = False) -> PolicyParts:
         parts = super().get_policy_parts(request, response, report_only=report_only)
-        if not report_only and parts.config is None and is_admin_path(request.path_info):
+        if report_only:
+            return parts
+        if parts.config is None and is_admin_path(request.path_info):
             parts.config = default_config(settings.ADMIN_CONTENT_SECURITY_POLICY["DIRECTIVES"])
+        elif getattr(request, "is_dummy", False) or getattr(request, "is_preview", False):
+            # Wagtail renders a preview through the middleware with the page's own path, and
+            # the admin shows it in a frame: the reader's policy, framable by this origin only.
+            parts.replace = {**(parts.replace or {}), "frame-ancestors": [SELF]}
         return parts
 
 

@@ -47,7 +47,7 @@ def fail(client, username, times, ip="10.0.0.1"):
 def test_the_limit_is_five_wrong_passwords_and_a_quarter_hour_pause():
     assert LIMIT == 5
     assert settings.AXES_COOLOFF_TIME == 0.25
-    assert settings.AUTHENTICATION_BACKENDS[0] == "axes.backends.AxesStandaloneBackend"
+    assert settings.AUTHENTICATION_BACKENDS[0] == "axes.backends.AxesBackend"
     assert settings.MIDDLEWARE[-1] == "axes.middleware.AxesMiddleware"
 
 

@@ -130,8 +130,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # django-axes first: it refuses a locked-out login before the password is even checked.
+# AxesBackend (axes' check plus ModelBackend's get_user and permissions) rather than
+# AxesStandaloneBackend, because Wagtail's page test helpers sign in with the first backend.
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
+    "axes.backends.AxesBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 

@@ -19,6 +19,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
 from home.models import validate_link
+from home.rich_text_safety import SafeRichTextBlock
 
 # Inline features a paragraph may use; no headings (they are blocks, so the table of contents
 # and anchors work) and no images or embeds (also blocks, with required alt text).
@@ -94,8 +95,10 @@ def heading_anchor(value) -> str:
     return value.get("anchor") or slugify(value.get("text", "")) or "section"
 
 
-class ParagraphBlock(blocks.RichTextBlock):
-    """Body text: paragraphs, lists, emphasis, inline code and links (no headings or images)."""
+class ParagraphBlock(SafeRichTextBlock):
+    """Body text: paragraphs, lists, emphasis, inline code and links (no headings or images).
+
+    Stored HTML is cleaned of script on load (``home.rich_text_safety``)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("features", PARAGRAPH_FEATURES)
@@ -266,7 +269,7 @@ class CalloutBlock(blocks.StructBlock):
         default="note",
     )
     title = blocks.CharBlock(required=False, max_length=120)
-    text = blocks.RichTextBlock(features=PARAGRAPH_FEATURES)
+    text = SafeRichTextBlock(features=PARAGRAPH_FEATURES)
 
     class Meta:
         icon = "warning"
@@ -329,6 +332,15 @@ class CallToActionBlock(blocks.StructBlock):
         help_text="Leave blank to use the site's 'Schedule demo' link.",
     )
 
+    # The form validates the URL; these also blank a stored one that skipped the form (an
+    # import, a fixture), so a ``javascript:`` URL never reaches the page. Blank means the
+    # site's own demo link.
+    def to_python(self, value):
+        return super().to_python(_with_safe_url(value))
+
+    def bulk_to_python(self, values):
+        return super().bulk_to_python([_with_safe_url(value) for value in values])
+
     class Meta:
         icon = "link-external"
         template = "components/streamfield/blocks/cta_block.html"
@@ -339,6 +351,16 @@ class CallToActionBlock(blocks.StructBlock):
             "label": "Schedule demo",
             "url": "",
         }
+
+
+def _with_safe_url(value: dict) -> dict:
+    """``value`` (a CTA block's stored dict) with its ``url`` blanked unless ``validate_link`` accepts it."""
+    url = (value or {}).get("url") or ""
+    try:
+        validate_link(url)
+    except ValidationError:
+        return {**value, "url": ""} if url else value
+    return value
 
 
 class ArticleBodyBlock(blocks.StreamBlock):

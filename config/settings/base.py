@@ -6,10 +6,14 @@ is the same on a laptop, in CI and in production.
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
+from wagtail.embeds.oembed_providers import vimeo, youtube
+
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF, UNSAFE_EVAL, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -60,6 +64,8 @@ INSTALLED_APPS = [
     "modelcluster",
     "taggit",
     "django_filters",
+    "csp",
+    "axes",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -77,7 +83,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.security_headers.SiteCSPMiddleware",
+    "config.security_headers.PermissionsPolicyMiddleware",
     "wagtail.contrib.redirects.middleware.RedirectMiddleware",
+    # Last, as django-axes requires: it turns a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -95,6 +105,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "wagtail.contrib.settings.context_processors.settings",
+                "csp.context_processors.nonce",
             ],
         },
     },
@@ -119,6 +130,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# django-axes first: it refuses a locked-out login before the password is even checked.
+# AxesBackend (axes' check plus ModelBackend's get_user and permissions) rather than
+# AxesStandaloneBackend, because Wagtail's page test helpers sign in with the first backend.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -170,6 +189,87 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
+# Only staff sign in, so sessions are staff sessions: they end with the browser and after
+# SESSION_COOKIE_AGE seconds at most (default 12 hours, a working day plus margin).
+SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", str(12 * 60 * 60)))
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+
+# Security headers (SecurityMiddleware and config.security_headers). X-Frame-Options stays
+# DENY (Django's default): Wagtail's preview views set SAMEORIGIN on their own responses.
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+ADMIN_URL_PREFIX = "/admin/"
+
+# Video providers the embed block accepts; their players are the only frames readers load.
+VIDEO_EMBED_ORIGINS = [
+    "https://www.youtube.com",
+    "https://www.youtube-nocookie.com",
+    "https://player.vimeo.com",
+]
+
+
+def _origin(url: str) -> list[str]:
+    """``["https://host"]`` for an absolute URL, ``[]`` for a site path like ``/media/``."""
+    parts = urlsplit(url)
+    return [f"{parts.scheme}://{parts.netloc}"] if parts.scheme and parts.netloc else []
+
+
+# Origins the Wagtail user bar (shown to signed-in editors on public pages) and uploaded
+# media may come from when they are not this site's own origin.
+_ASSET_ORIGINS = [*_origin(os.environ.get("WAGTAILADMIN_BASE_URL", "")), *_origin(os.environ.get("MEDIA_URL", ""))]
+
+# Readers' pages: no inline script (a template that needs one uses {{ request.csp_nonce }}),
+# no inline style, nothing from other origins but the video players, and no framing.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE, *_ASSET_ORIGINS],
+        "style-src": [SELF, *_ASSET_ORIGINS],
+        "img-src": [SELF, "data:", *_ASSET_ORIGINS],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "media-src": [SELF, *_ASSET_ORIGINS],
+        "frame-src": VIDEO_EMBED_ORIGINS,
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+# The Wagtail admin (config.security_headers.SiteCSPMiddleware picks it for ADMIN_URL_PREFIX):
+# Wagtail 8 still uses inline scripts and styles, and its bundles contain eval-style code.
+ADMIN_CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, UNSAFE_INLINE, UNSAFE_EVAL, *_ASSET_ORIGINS],
+        "style-src": [SELF, UNSAFE_INLINE, *_ASSET_ORIGINS],
+        "img-src": [SELF, "data:", "blob:", "https://www.gravatar.com", *_ASSET_ORIGINS],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "media-src": [SELF, "blob:", *_ASSET_ORIGINS],
+        "frame-src": [SELF, *VIDEO_EMBED_ORIGINS],
+        "worker-src": [SELF, "blob:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [SELF],
+    }
+}
+
+# Staff login throttling (django-axes): FAILURE_LIMIT wrong passwords for one user name from one
+# address lock that pair out for COOLOFF hours; a success resets the count. Lockouts are
+# listed and cleared in Django's admin models or with `manage.py axes_reset_username NAME`.
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_HOURS", "0.25"))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "account_locked.html"
+AXES_VERBOSE = False
+
 # Complex page editors post many fields (Wagtail's own recommendation).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
 
@@ -186,8 +286,23 @@ WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_forms.SiteImageForm"
 WAGTAILDOCS_EXTENSIONS = ["csv", "docx", "key", "odt", "pdf", "pptx", "rtf", "txt", "xlsx", "zip"]
 WAGTAILDOCS_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
+# Documents go through Wagtail's serve view (privacy checks, CSP "default-src 'none'",
+# nosniff) and always download as attachments: none is shown inline in the browser.
+WAGTAILDOCS_SERVE_METHOD = "serve_view"
+WAGTAILDOCS_INLINE_CONTENT_TYPES = []
+WAGTAILDOCS_BLOCK_EMBEDDED_CONTENT = True
 WAGTAILIMAGES_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
 WAGTAILIMAGES_MAX_IMAGE_PIXELS = 40_000_000
+# Raster formats only: SVG can carry script and is not accepted.
+WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "webp"]
+# Adds a full decode of each upload, so corrupt or truncated files are refused with a form error.
+WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_uploads.ImageUploadForm"
+# Video embeds from YouTube and Vimeo only (VIDEO_EMBED_ORIGINS are the frames CSP allows).
+WAGTAILEMBEDS_FINDERS = [
+    {"class": "wagtail.embeds.finders.oembed", "providers": [youtube, vimeo]},
+]
+# No calls from editors' browsers to wagtail.org for release news.
+WAGTAIL_ENABLE_UPDATE_CHECK = False
 WAGTAIL_DATE_FORMAT = "%Y-%m-%d"
 WAGTAIL_DATETIME_FORMAT = "%Y-%m-%d %H:%M"
 

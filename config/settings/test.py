@@ -14,3 +14,6 @@ STORAGES = {
 }
 WHITENOISE_AUTOREFRESH = True
 LOGGING = {"version": 1, "disable_existing_loggers": False}
+# Django's test client logs in without a request, which django-axes refuses; the lockout tests
+# switch it back on (tests/test_security_login.py).
+AXES_ENABLED = False

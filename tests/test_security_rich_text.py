@@ -1,0 +1,228 @@
+"""What editors type reaches readers escaped; ``javascript:`` links never reach them.
+
+Two ways in: the admin editor (Draftail, whose converter drops unsafe links, and the block
+validators), and stored data that skipped the editor (an import or fixture), which the blocks
+clean when they load it (``home.rich_text_safety``, ``CallToActionBlock.to_python``).
+"""
+
+import json
+import re
+
+from django.test import Client
+from django.urls import reverse
+
+from wagtail.test.utils.form_data import inline_formset, nested_form_data, streamfield
+from wagtail.whitelist import check_url
+
+import pytest
+from bs4 import BeautifulSoup
+
+from blog.blocks import ParagraphBlock
+from blog.models import ArticlePage
+from home.rich_text_safety import remove_active_content
+
+from .factories import ArticlePageFactory
+
+pytestmark = pytest.mark.django_db
+
+SCRIPT = '<script>alert("xss")</script>'
+ATTRIBUTE_BREAKOUT = '"><img src=x onerror=alert(1)>'
+PAYLOAD = f"{SCRIPT}{ATTRIBUTE_BREAKOUT}"
+UNSAFE_URLS = [
+    "javascript:alert(1)",
+    "JavaScript:alert(1)",
+    " javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "jav&#x09;ascript:alert(1)",
+    "vbscript:msgbox(1)",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+]
+
+
+def assert_no_script(html: str):
+    """Parse ``html`` as a browser would: no script element, no on* attribute, no unsafe URL."""
+    soup = BeautifulSoup(html, "html.parser")
+    assert not soup.find_all("script"), "a script element reached the page"
+    for tag in soup.find_all(True):
+        for name, value in tag.attrs.items():
+            assert not name.startswith("on"), f"<{tag.name} {name}> reached the page"
+            if name in {"href", "src", "action", "formaction"}:
+                assert check_url(value) is not None, f"<{tag.name} {name}={value!r}> reached the page"
+
+
+# Stored data as an import or fixture could write it, bypassing the editor's forms.
+STORED_RICH_TEXT = (
+    '<p>Read <a href="javascript:alert(1)">one</a>, <a href="JaVaScRiPt:alert(2)">two</a>, '
+    "<A HREF='jav&#x09;ascript:alert(3)'>three</A>, <a href=\"data:text/html,hi\">four</a> and "
+    '<a href="https://example.com/ok">the safe one</a>.</p>'
+    '<script>alert(4)</script><p onclick="alert(5)">click</p><iframe src="https://evil.example/"></iframe>'
+)
+
+
+def test_remove_active_content_keeps_clean_html_byte_for_byte():
+    clean = '<p>Hi <a href="https://example.com/">there</a> and <a linktype="page" id="3">a page</a>.</p>'
+    assert remove_active_content(clean) is clean
+
+
+def test_remove_active_content_keeps_wagtail_placeholders_and_safe_links():
+    html = remove_active_content(STORED_RICH_TEXT + '<a linktype="page" id="3">page</a>')
+    assert_no_script(html)
+    assert '<a href="https://example.com/ok">the safe one</a>' in html
+    assert '<a id="3" linktype="page">page</a>' in html or '<a linktype="page" id="3">page</a>' in html
+    for text in ("one", "two", "three", "four", "click"):
+        assert text in html
+
+
+@pytest.fixture
+def hostile_article(demo):
+    """An article whose stored body has hostile text in every block's every text field."""
+    image = demo.articles[0].image
+    body = [
+        {"type": "heading", "value": {"text": PAYLOAD, "level": "h2", "anchor": ""}},
+        {"type": "paragraph", "value": STORED_RICH_TEXT},
+        {"type": "image", "value": {"image": image.pk, "alt_text": PAYLOAD, "caption": PAYLOAD}},
+        {"type": "code", "value": {"language": "python", "filename": PAYLOAD, "source": PAYLOAD}},
+        {
+            "type": "table",
+            "value": {
+                "data": [[PAYLOAD, "b"], ["c", PAYLOAD]],
+                "first_row_is_table_header": True,
+                "first_col_is_header": True,
+                "table_caption": PAYLOAD,
+            },
+        },
+        {"type": "quote", "value": {"quote": PAYLOAD, "attribution": PAYLOAD}},
+        {"type": "callout", "value": {"kind": "warning", "title": PAYLOAD, "text": STORED_RICH_TEXT}},
+        {"type": "key_figure", "value": {"value": "<b>1", "unit": SCRIPT[:24], "label": PAYLOAD}},
+        {"type": "embed", "value": {"video": f"https://www.youtube.com/watch?v={PAYLOAD}", "caption": PAYLOAD}},
+        {"type": "cta", "value": {"heading": PAYLOAD, "text": PAYLOAD, "label": "Go", "url": "javascript:alert(6)"}},
+        {"type": "cta", "value": {"heading": "Two", "text": "", "label": "Go", "url": "jav\tascript:alert(7)"}},
+    ]
+    return ArticlePageFactory(
+        parent=demo.blog,
+        title=f"Title {PAYLOAD}",
+        summary=f"Summary {PAYLOAD}",
+        image_alt=PAYLOAD,
+        body=body,
+        topics=[demo.topics["gpu-costs"]],
+    )
+
+
+@pytest.fixture
+def no_embed_fetch(monkeypatch):
+    """The embed block would ask YouTube for the player; offline, it shows its plain link."""
+    monkeypatch.setattr("wagtail.embeds.blocks.embed_to_frontend_html", lambda *args, **kwargs: "")
+
+
+def test_every_block_escapes_what_editors_typed(client, hostile_article, no_embed_fetch):
+    response = client.get(hostile_article.url)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert_no_script(html)
+    assert ATTRIBUTE_BREAKOUT not in html
+    # The text is shown, escaped: once each in heading, alt, caption, filename, table (2 cells and
+    # the caption), quote, attribution, callout title, key figure label, embed caption, CTA heading
+    # and text, plus the page's title and summary.
+    assert html.count("&lt;script&gt;alert(&quot;xss&quot;)&lt;/script&gt;") >= 14
+    assert "&lt;b&gt;1" in html  # the key figure's value
+    # Both CTAs fall back to the site's demo link instead of the stored javascript: URLs.
+    cta_links = re.findall(r'<section class="block-cta">.*?<a class="button" href="([^"]*)"', html, re.S)
+    assert cta_links == ["https://cedana.ai/", "https://cedana.ai/"]
+    # The safe link in the stored rich text survives, in the paragraph and the callout.
+    assert html.count('href="https://example.com/ok"') == 2
+
+
+def test_article_listing_and_search_escape_titles_and_summaries(client, hostile_article):
+    for url in ("/blog/", "/blog/gpu-costs/", "/search/?query=Summary"):
+        html = client.get(url).content.decode()
+        assert_no_script(html)
+        assert "Title &lt;script&gt;" in html, url
+
+
+def contentstate_with_link(url: str) -> str:
+    """Draftail's JSON for one paragraph "click here" whose first word links to ``url``."""
+    return json.dumps(
+        {
+            "blocks": [
+                {
+                    "key": "a1b2c",
+                    "type": "unstyled",
+                    "depth": 0,
+                    "text": "click here",
+                    "inlineStyleRanges": [],
+                    "entityRanges": [{"offset": 0, "length": 5, "key": 0}],
+                    "data": {},
+                }
+            ],
+            "entityMap": {"0": {"type": "LINK", "mutability": "MUTABLE", "data": {"url": url}}},
+        }
+    )
+
+
+@pytest.mark.parametrize("url", UNSAFE_URLS)
+def test_the_editor_drops_unsafe_link_urls(url):
+    widget = ParagraphBlock().field.widget
+    stored = widget.value_from_datadict({"body": contentstate_with_link(url)}, {}, "body")
+    assert "click</a> here" in stored
+    assert_no_script(stored)
+
+
+def test_the_editor_keeps_safe_link_urls():
+    widget = ParagraphBlock().field.widget
+    stored = widget.value_from_datadict({"body": contentstate_with_link("https://example.com/")}, {}, "body")
+    assert '<a href="https://example.com/">click</a>' in stored
+
+
+@pytest.fixture
+def admin_client(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("rt-admin", "rt@example.com", "Rich-Text-Pass-1"))
+    return client
+
+
+def article_form(demo, body_blocks, slug):
+    article = demo.articles[0]
+    data = nested_form_data(
+        {
+            "title": "Editor-typed article",
+            "slug": slug,
+            "summary": "A summary.",
+            "image": article.image.pk,
+            "image_alt": "",
+            "body": streamfield(body_blocks),
+            "date_published": "",
+            "comments": inline_formset([]),
+            "action-publish": "publish",
+        }
+    )
+    data["topics"] = [demo.topics["gpu-costs"].pk]
+    data["authors"] = [article.authors.first().pk]
+    return data
+
+
+def test_a_javascript_link_typed_in_the_admin_editor_never_reaches_readers(admin_client, demo):
+    data = article_form(
+        demo,
+        [
+            ("paragraph", contentstate_with_link("javascript:alert(document.cookie)")),
+            ("callout", {"kind": "note", "title": "", "text": contentstate_with_link("JAVASCRIPT:alert(1)")}),
+        ],
+        slug="editor-typed",
+    )
+    response = admin_client.post(reverse("wagtailadmin_pages:add", args=("blog", "articlepage", demo.blog.pk)), data)
+    assert response.status_code == 302, response.context["form"].errors if response.context else response
+    page = ArticlePage.objects.get(slug="editor-typed")
+    assert page.live
+    stored = json.dumps(page.body.get_prep_value())
+    assert "click</a> here" in stored and "alert" not in stored
+    html = Client().get(page.url).content.decode()  # a reader, not the signed-in editor
+    assert "click</a> here" in html
+    assert_no_script(html)
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "//evil.example/", "data:text/html,hi"])
+def test_a_cta_with_an_unsafe_url_is_refused_by_the_admin_form(admin_client, demo, url):
+    data = article_form(demo, [("cta", {"heading": "Hi", "text": "", "label": "Go", "url": url})], slug="cta-bad")
+    response = admin_client.post(reverse("wagtailadmin_pages:add", args=("blog", "articlepage", demo.blog.pk)), data)
+    assert response.status_code == 200
+    assert not ArticlePage.objects.filter(slug="cta-bad").exists()
+    assert "Enter a site path starting with /" in response.content.decode()

@@ -44,6 +44,9 @@ INSTALLED_APPS = [
     "wagtail.contrib.settings",
     "wagtail.contrib.table_block",
     "wagtail.contrib.redirects",
+    "wagtail.contrib.routable_page",
+    "wagtail.contrib.sitemaps",
+    "wagtail.api.v2",
     "wagtail.contrib.forms",
     "wagtail_modeladmin",
     "wagtail.embeds",
@@ -64,6 +67,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
 ]
 
 MIDDLEWARE = [
@@ -151,6 +155,10 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
 # Wagtail
 WAGTAIL_SITE_NAME = "Cedana blog"
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
+WAGTAILAPI_BASE_URL = os.environ.get("WAGTAILAPI_BASE_URL", WAGTAILADMIN_BASE_URL)
+# 20 items a page at most. rest_framework is deliberately not an installed app, so the API
+# answers JSON only (no browsable HTML forms).
+WAGTAILAPI_LIMIT_MAX = 20
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 WAGTAILSEARCH_BACKENDS = {
     "default": {"BACKEND": "wagtail.search.backends.database"},

@@ -12,6 +12,8 @@ import mimetypes
 from django.contrib.syndication.views import Feed
 from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
 
+from wagtail.images.models import SourceImageIOError
+
 from home.models import SOCIAL_IMAGE_SPEC
 from home.seo import absolute_url, site_name
 
@@ -81,7 +83,10 @@ class ArticleRssFeed(Feed):
         """The social image rendition (``SOCIAL_IMAGE_SPEC``) as an absolute URL with its size in bytes."""
         if article.image is None:
             return []
-        rendition = article.image.get_rendition(SOCIAL_IMAGE_SPEC)
+        try:
+            rendition = article.image.get_rendition(SOCIAL_IMAGE_SPEC)
+        except SourceImageIOError:  # the original file is missing: leave the enclosure out
+            return []
         mime_type = mimetypes.guess_type(rendition.file.name)[0] or "application/octet-stream"
         return [Enclosure(absolute_url(self.request, rendition.url), str(rendition.file.size), mime_type)]
 

@@ -18,7 +18,7 @@ validate_link = RegexValidator(
 # Open Graph and Twitter cards, feed enclosures and JSON-LD share one rendition: 1200x630 is the
 # size Facebook, LinkedIn and X recommend for large link previews (1.91:1), cropped around the
 # image's focal point. The original format is kept (PNG for the demo's line drawings).
-SOCIAL_IMAGE_SPEC = "fill-1200x630"
+SOCIAL_IMAGE_SPEC = "fill-1200x630|exact-1200x630"
 
 
 class SiteImage(AbstractImage):
@@ -70,6 +70,18 @@ class BasePage(Page):
             if value:
                 return value
         return ""
+
+    def get_sitemap_urls(self, request=None):
+        """Wagtail's sitemap entry, with ``lastmod`` falling back to the first publication.
+
+        Pages created in code without a revision (imports, fixtures) have no ``last_published_at``;
+        the sitemap still gets a date for them.
+        """
+        urls = super().get_sitemap_urls(request)
+        fallback = self.first_published_at or getattr(self, "date_published", None)
+        for url in urls:
+            url["lastmod"] = url.get("lastmod") or fallback
+        return urls
 
     def get_social_image(self):
         """The image for social cards and JSON-LD: ``social_image``, else the page's own ``image``, else None."""

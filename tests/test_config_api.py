@@ -40,7 +40,7 @@ def test_article_detail_has_the_article_fields(client, demo):
     assert data["card_alt_text"] == article.card_alt_text
     assert (data["image_card"]["width"], data["image_card"]["height"]) == (800, 450)
     assert (data["image_social"]["width"], data["image_social"]["height"]) == (1200, 630)
-    assert data["image_social"]["url"].endswith(".fill-1200x630.png")
+    assert data["image_social"]["url"].endswith(".fill-1200x630.exact-1200x630.png")
     block_types = {block["type"] for block in data["body"]}
     assert "paragraph" in block_types and "heading" in block_types
 

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from blog.models import ArticlePage
+from home.models import SOCIAL_IMAGE_SPEC
 
 from .factories import ArticlePageFactory, SiteImageFactory
 
@@ -50,7 +51,8 @@ def test_article_head_has_description_canonical_and_social_tags(client, demo):
     assert meta(head, "og:title") == article.title
     assert meta(head, "og:url") == url
     assert meta(head, "og:site_name") == "Cedana blog"
-    assert re.fullmatch(r"http://localhost/media/images/.+\.fill-1200x630\.png", meta(head, "og:image"))
+    social = r"http://localhost/media/images/.+\.fill-1200x630\.exact-1200x630\.png"
+    assert re.fullmatch(social, meta(head, "og:image"))
     assert (meta(head, "og:image:width"), meta(head, "og:image:height")) == ("1200", "630")
     assert meta(head, "og:image:alt") == article.card_alt_text
     assert meta(head, "article:published_time") == article.date_published.isoformat()
@@ -74,7 +76,7 @@ def test_article_json_ld_has_blog_posting_breadcrumbs_and_website(client, demo):
         {"@type": "Person", "name": "Cedana Editorial", "url": "http://localhost/blog/authors/cedana-editorial/"}
     ]
     assert posting["publisher"] == {"@type": "Organization", "name": "cedana", "url": "http://localhost/"}
-    assert posting["image"][0]["url"].endswith(".fill-1200x630.png")
+    assert posting["image"][0]["url"].endswith(".fill-1200x630.exact-1200x630.png")
     assert (posting["image"][0]["width"], posting["image"][0]["height"]) == (1200, 630)
 
     crumbs = data["BreadcrumbList"]["itemListElement"]
@@ -103,7 +105,7 @@ def test_listing_pages_fall_back_to_their_intro_and_are_websites(client, demo, u
     page = {"/": demo.home, "/blog/": demo.blog, "/blog/gpu-costs/": demo.topics["gpu-costs"]}[url]
     head = head_of(client, url)
     assert getattr(page, description_field)
-    assert meta(head, "description") == getattr(page, description_field)
+    assert meta(head, "description") == (page.search_description or getattr(page, description_field))
     assert canonical(head) == f"http://localhost{url}"
     assert meta(head, "og:type") == "website"
     assert "BlogPosting" not in json_ld(head)
@@ -116,7 +118,7 @@ def test_search_description_and_social_image_override_the_fallbacks(client, demo
     article.save_revision().publish()
     head = head_of(client, article.url)
     assert meta(head, "description") == "Written for search results."
-    assert f"images/{article.social_image.file.name.rsplit('/', 1)[-1].rsplit('.', 1)[0]}" in meta(head, "og:image")
+    assert meta(head, "og:image") == f"http://localhost{article.social_image.get_rendition(SOCIAL_IMAGE_SPEC).url}"
     assert meta(head, "og:image:alt") == "A wide picture."
 
 
@@ -138,3 +140,12 @@ def test_no_inline_executable_scripts(client, demo, url):
     page_html = client.get(url).content.decode()
     for tag in re.findall(r"<script\b[^>]*>", page_html):
         assert 'type="application/ld+json"' in tag or " src=" in tag, tag
+
+
+def test_missing_image_file_leaves_the_card_image_out_instead_of_failing(client, demo):
+    article = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]], title="Lost picture")
+    article.image.file.storage.delete(article.image.file.name)
+    head = head_of(client, article.url)
+    assert meta(head, "og:image") is None and meta(head, "twitter:card") == "summary"
+    assert "BlogPosting" in json_ld(head)
+    assert client.get("/blog/gpu-costs/feed/rss/").status_code == 200

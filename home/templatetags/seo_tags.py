@@ -2,6 +2,8 @@
 
 from django import template
 
+from wagtail.images.models import SourceImageIOError
+
 from home.models import SOCIAL_IMAGE_SPEC
 from home.seo import absolute_url, breadcrumb_data, json_ld_script, site_name, website_data
 
@@ -33,8 +35,11 @@ def seo_head(context) -> dict:
 
     image = None
     source = page.get_social_image()
-    if source is not None:
-        rendition = source.get_rendition(SOCIAL_IMAGE_SPEC)
+    try:
+        rendition = source.get_rendition(SOCIAL_IMAGE_SPEC) if source is not None else None
+    except SourceImageIOError:  # the original file is missing: no card image rather than a 500
+        rendition = None
+    if rendition is not None:
         alt = page.card_alt_text if source == getattr(page, "image", None) else source.description
         image = {"url": absolute_url(request, rendition.url), "width": rendition.width, "height": rendition.height}
         image["alt"] = alt or ""

@@ -263,7 +263,8 @@ class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        blog_index = BlogIndexPage.objects.filter(pk=self.get_parent().pk).first()
+        parent = self.get_parent()
+        blog_index = BlogIndexPage.objects.filter(pk=parent.pk).first() if parent is not None else None
         articles = ArticlePage.objects.for_listing().filter(topics=self)
         context.update(self.listing_context(request, blog_index, articles))
         return context
@@ -396,7 +397,8 @@ class ArticlePage(BasePage):
         from home.models import SiteChromeSettings
         from home.seo import absolute_url, site_name
 
-        blog_index = BlogIndexPage.objects.filter(pk=self.get_parent().pk).first()
+        parent = self.get_parent()
+        blog_index = BlogIndexPage.objects.filter(pk=parent.pk).first() if parent is not None else None
         authors = []
         for author in self.authors.all():
             person = {"@type": "Person", "name": author.name}
@@ -421,7 +423,7 @@ class ArticlePage(BasePage):
             },
             "articleSection": [topic.title for topic in self.topics.all()],
             "wordCount": self.word_count,
-            "inLanguage": "en",
+            "inLanguage": settings.LANGUAGE_CODE,
         }
         if image:
             data["image"] = [

@@ -14,10 +14,18 @@ from wagtail.images.api.v2.views import ImagesAPIViewSet
 
 
 class LivePagesAPIViewSet(PagesAPIViewSet):
-    """Wagtail's pages endpoint without expired pages."""
+    """Wagtail's pages endpoint without expired pages; article listings prefetch what they show."""
 
     def get_base_queryset(self):
         return super().get_base_queryset().exclude(expire_at__lte=timezone.now())
+
+    def get_queryset(self):
+        from blog.models import ArticlePage
+
+        queryset = super().get_queryset()
+        if queryset.model is ArticlePage:  # ?type=blog.ArticlePage: avoid a query per article and field
+            queryset = queryset.select_related("image").prefetch_related("topics", "authors", "image__renditions")
+        return queryset
 
 
 api_router = WagtailAPIRouter("wagtailapi")

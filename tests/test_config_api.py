@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 from django.contrib.auth.models import Group
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from wagtail.models import Collection, CollectionViewRestriction, PageViewRestriction
@@ -119,3 +121,14 @@ def test_hostile_parameters_are_4xx(client, demo, query):
 def test_api_answers_json_only(client, demo):
     response = client.get("/api/v2/pages/", HTTP_ACCEPT="text/html")
     assert response["Content-Type"] == "application/json" or response.status_code == 406
+
+
+def test_article_listing_queries_do_not_grow_with_the_page_size(client, demo):
+    counts = []
+    for limit in (5, 20):
+        params = {"type": "blog.ArticlePage", "fields": "summary,topics,authors,image_card", "limit": limit}
+        client.get("/api/v2/pages/", params)  # renditions are made on the first request
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/api/v2/pages/", params).status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts

@@ -33,7 +33,9 @@
           link.href = nextLink.getAttribute("href");
           link.removeAttribute("aria-busy");
         } else {
+          var pager = link.parentNode;
           link.remove();
+          if (pager && !pager.querySelector("a")) pager.remove(); // no empty "More posts" landmark
         }
         var count = listing.querySelector("#listing-count");
         if (count && count.dataset.total) {

@@ -9,18 +9,24 @@ from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models import F
 from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
 from modelcluster.fields import ParentalManyToManyField
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
+from wagtail.api import APIField
+from wagtail.contrib.routable_page.models import RoutablePageMixin, path
 from wagtail.fields import StreamField
 from wagtail.images import get_image_model
+from wagtail.images.api.fields import ImageRenditionField
 from wagtail.models import Page, PageManager, PageQuerySet
 from wagtail.search import index
 
-from home.models import BasePage
+from home.models import SOCIAL_IMAGE_SPEC, BasePage
 
+from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, heading_anchor
 from .publish_gates import ArticlePageForm
 
@@ -111,7 +117,43 @@ class ListingMixin:
         }
 
 
-class BlogIndexPage(ListingMixin, BasePage):
+class FeedRoutesMixin(RoutablePageMixin):
+    """Serves the page's RSS 2.0 and Atom feeds at ``<page url>feed/rss/`` and ``<page url>feed/atom/``.
+
+    Routes take precedence over child pages, but children of these pages are leaf pages, so a
+    child slugged ``feed`` still serves at ``<page url>feed/``.
+    """
+
+    @path("feed/rss/", name="feed_rss")
+    def feed_rss(self, request):
+        from .feeds import ArticleRssFeed
+
+        return ArticleRssFeed()(request, page=self)
+
+    @path("feed/atom/", name="feed_atom")
+    def feed_atom(self, request):
+        from .feeds import ArticleAtomFeed
+
+        return ArticleAtomFeed()(request, page=self)
+
+    def feed_links(self) -> list[dict]:
+        """``[{"type": mime type, "title": str, "url": site-relative URL}]`` for autodiscovery links."""
+        base = self.url or ""
+        return [
+            {
+                "type": "application/rss+xml",
+                "title": f"{self.title} (RSS)",
+                "url": base + self.reverse_subpage("feed_rss"),
+            },
+            {
+                "type": "application/atom+xml",
+                "title": f"{self.title} (Atom)",
+                "url": base + self.reverse_subpage("feed_atom"),
+            },
+        ]
+
+
+class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
     """The blog at ``/blog/``: hero, featured article, topic navigation and every article as cards."""
 
     hero_heading_lead = models.CharField(
@@ -148,6 +190,8 @@ class BlogIndexPage(ListingMixin, BasePage):
     subpage_types = ["blog.TopicPage", "blog.ArticlePage"]
     max_count_per_parent = 1
     template = "pages/blog_index_page.html"
+    api_fields = [APIField("hero_intro"), APIField("listing_heading"), APIField("listing_intro")]
+    meta_description_fallbacks = ("hero_intro", "listing_intro")
 
     def get_featured_article(self):
         """The editors' featured article if readers can see it, else the newest article."""
@@ -163,8 +207,60 @@ class BlogIndexPage(ListingMixin, BasePage):
         context.update(self.listing_context(request, self, ArticlePage.objects.for_listing().child_of(self)))
         return context
 
+    def get_sitemap_urls(self, request=None):
+        """The blog index, then one entry per author with live articles (lastmod: their latest publish)."""
+        urls = super().get_sitemap_urls(request)
+        base = self.get_full_url(request)
+        latest: dict[str, object] = {}
+        rows = (
+            ArticlePage.objects.for_listing()
+            .child_of(self)
+            .prefetch_related(None)
+            .values_list("authors__slug", "last_published_at")
+        )
+        for slug, published in rows:
+            if slug and published and (slug not in latest or published > latest[slug]):
+                latest[slug] = published
+        for slug in sorted(latest):
+            urls.append(
+                {"location": base + self.reverse_subpage("author", kwargs={"slug": slug}), "lastmod": latest[slug]}
+            )
+        return urls
 
-class TopicPage(ListingMixin, BasePage):
+    def get_author_url(self, author, request=None) -> str:
+        """Absolute URL of ``author``'s page under this blog index."""
+        return self.get_full_url(request) + self.reverse_subpage("author", kwargs={"slug": author.slug})
+
+    @path("authors/<slug:slug>/", name="author")
+    def author_page(self, request, slug):
+        """``/blog/authors/<slug>/``: the author's card and their live articles, 12 a page.
+
+        An unknown slug or a bad ``?page=`` gives a 404 (a slug that is not a slug never matches
+        this route and falls through to Wagtail's own 404).
+        """
+        author = get_object_or_404(Author.objects.select_related("photo"), slug=slug)
+        articles = ArticlePage.objects.for_listing().child_of(self).filter(authors=author)
+        posts = paginate_listing(request, articles)
+        url = (self.url or "") + self.reverse_subpage("author", kwargs={"slug": author.slug})
+        return TemplateResponse(
+            request,
+            "pages/author_page.html",
+            {
+                **Page.get_context(self, request),
+                "blog_index": self,
+                "author": author,
+                "posts": posts,
+                "seo": {
+                    "title": author.name,
+                    "description": author.bio or f"Articles by {author.name}.",
+                    "path": url,
+                    "breadcrumb": author.name,
+                },
+            },
+        )
+
+
+class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
     """A topic at ``/blog/<topic-slug>/`` listing its articles newest first."""
 
     intro = models.TextField(max_length=400, blank=True, help_text="One or two sentences about the topic.")
@@ -175,10 +271,13 @@ class TopicPage(ListingMixin, BasePage):
     parent_page_types = ["blog.BlogIndexPage"]
     subpage_types = []
     template = "pages/topic_page.html"
+    api_fields = [APIField("intro")]
+    meta_description_fallbacks = ("intro",)
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        blog_index = BlogIndexPage.objects.filter(pk=self.get_parent().pk).first()
+        parent = self.get_parent()
+        blog_index = BlogIndexPage.objects.filter(pk=parent.pk).first() if parent is not None else None
         articles = ArticlePage.objects.for_listing().filter(topics=self)
         context.update(self.listing_context(request, blog_index, articles))
         return context
@@ -261,6 +360,22 @@ class ArticlePage(BasePage):
     subpage_types = []
     template = "pages/article_page.html"
 
+    # The headless API (/api/v2/pages/?type=blog.ArticlePage&fields=*): renditions are the card
+    # size (16:9) and the social size (1200x630), with the alt text readers get.
+    api_fields = [
+        APIField("summary"),
+        APIField("date_published"),
+        APIField("updated_at"),
+        APIField("reading_time_minutes"),
+        APIField("topics", serializer=TopicsField()),
+        APIField("authors", serializer=AuthorsField()),
+        APIField("image"),
+        APIField("card_alt_text"),
+        APIField("image_card", serializer=ImageRenditionField("fill-800x450", source="image")),
+        APIField("image_social", serializer=ImageRenditionField(SOCIAL_IMAGE_SPEC, source="image")),
+        APIField("body"),
+    ]
+
     objects = ArticlePageManager()
     # Publish gates: publishing, scheduling and submitting need a complete card (drafts do not).
     base_form_class = ArticlePageForm
@@ -334,6 +449,50 @@ class ArticlePage(BasePage):
             for block in self.body
             if block.block_type == "heading"
         ]
+
+    def get_structured_data(self, request, canonical: str, image: dict | None) -> dict:
+        """schema.org ``BlogPosting`` for the page's JSON-LD (Google's Article structured data).
+
+        ``canonical`` is the page's absolute URL and ``image`` the social rendition
+        (``{"url", "width", "height", ...}``) from ``{% seo_head %}``. Authors link to their author
+        page; the publisher is the site (name from SiteChromeSettings' brand, else the site name).
+        """
+        from home.models import SiteChromeSettings
+        from home.seo import absolute_url, site_name
+
+        parent = self.get_parent()
+        blog_index = BlogIndexPage.objects.filter(pk=parent.pk).first() if parent is not None else None
+        authors = []
+        for author in self.authors.all():
+            person = {"@type": "Person", "name": author.name}
+            if blog_index is not None:
+                person["url"] = blog_index.get_author_url(author, request)
+            authors.append(person)
+        chrome = SiteChromeSettings.for_request(request)
+        data = {
+            "@context": "https://schema.org",
+            "@type": "BlogPosting",
+            "headline": self.title[:110],
+            "description": self.summary,
+            "url": canonical,
+            "mainEntityOfPage": {"@type": "WebPage", "@id": canonical},
+            "datePublished": self.date_published,
+            "dateModified": self.updated_at,
+            "author": authors,
+            "publisher": {
+                "@type": "Organization",
+                "name": chrome.brand_name or site_name(request),
+                "url": absolute_url(request, "/"),
+            },
+            "articleSection": [topic.title for topic in self.topics.all()],
+            "wordCount": self.word_count,
+            "inLanguage": settings.LANGUAGE_CODE,
+        }
+        if image:
+            data["image"] = [
+                {"@type": "ImageObject", "url": image["url"], "width": image["width"], "height": image["height"]}
+            ]
+        return data
 
     def get_related_articles(self, limit: int = 3):
         """Up to ``limit`` other live articles sharing a topic, newest first."""

@@ -1,14 +1,18 @@
-"""URL configuration: the Wagtail admin, documents, site search, then Wagtail's page tree."""
+"""URL configuration: admin, documents, search, sitemap, robots.txt, the API, then Wagtail's page tree."""
 
 from django.conf import settings
 from django.urls import include, path
 
 from wagtail import urls as wagtail_urls
 from wagtail.admin import urls as wagtailadmin_urls
+from wagtail.contrib.sitemaps.views import sitemap
 from wagtail.documents import urls as wagtaildocs_urls
 
 from blog import reviewer_links
+from config.api import api_router
 from home import health
+from home import views as home_views
+from home.sitemaps import LivePageSitemap
 from search import views as search_views
 
 urlpatterns = [
@@ -18,6 +22,9 @@ urlpatterns = [
     path("documents/", include(wagtaildocs_urls)),
     path("search/", search_views.search, name="search"),
     path("review/<str:token>/", reviewer_links.review, name="reviewer_link"),
+    path("sitemap.xml", sitemap, {"sitemaps": {"pages": LivePageSitemap}}, name="sitemap"),
+    path("robots.txt", home_views.robots_txt, name="robots_txt"),
+    path("api/v2/", api_router.urls),
 ]
 
 if settings.DEBUG:

@@ -15,6 +15,12 @@ validate_link = RegexValidator(
 )
 
 
+# Open Graph and Twitter cards, feed enclosures and JSON-LD share one rendition: 1200x630 is the
+# size Facebook, LinkedIn and X recommend for large link previews (1.91:1), cropped around the
+# image's focal point. The original format is kept (PNG for the demo's line drawings).
+SOCIAL_IMAGE_SPEC = "fill-1200x630|exact-1200x630"
+
+
 class SiteImage(AbstractImage):
     """The image library's model. Its ``description`` is the default alt text for renditions."""
 
@@ -62,9 +68,34 @@ class BasePage(Page):
     class Meta:
         abstract = True
 
+    # Fields that stand in for the meta description when editors leave it blank, first non-empty wins.
+    meta_description_fallbacks: tuple[str, ...] = ("summary",)
+
     def get_meta_description(self) -> str:
-        """The meta description: the editor's search description, else the page's summary."""
-        return self.search_description or getattr(self, "summary", "") or ""
+        """The meta description: the editor's search description, else the page type's fallback fields."""
+        if self.search_description:
+            return self.search_description
+        for field in self.meta_description_fallbacks:
+            value = getattr(self, field, "")
+            if value:
+                return value
+        return ""
+
+    def get_sitemap_urls(self, request=None):
+        """Wagtail's sitemap entry, with ``lastmod`` falling back to the first publication.
+
+        Pages created in code without a revision (imports, fixtures) have no ``last_published_at``;
+        the sitemap still gets a date for them.
+        """
+        urls = super().get_sitemap_urls(request)
+        fallback = self.first_published_at or getattr(self, "date_published", None)
+        for url in urls:
+            url["lastmod"] = url.get("lastmod") or fallback
+        return urls
+
+    def get_social_image(self):
+        """The image for social cards and JSON-LD: ``social_image``, else the page's own ``image``, else None."""
+        return self.social_image or getattr(self, "image", None)
 
 
 class HomePage(BasePage):
@@ -87,6 +118,7 @@ class HomePage(BasePage):
     subpage_types = ["blog.BlogIndexPage"]
     max_count = 1
     template = "pages/home_page.html"
+    meta_description_fallbacks = ("hero_intro",)
 
     def get_context(self, request, *args, **kwargs):
         from blog.models import ArticlePage, BlogIndexPage

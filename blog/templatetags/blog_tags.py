@@ -6,6 +6,24 @@ from wagtail.models import Site
 
 register = template.Library()
 
+_MISSING = object()
+
+
+def _blog_index(request):
+    """The live blog index of the request's site, or None; looked up once per request."""
+    from blog.models import BlogIndexPage
+
+    cached = getattr(request, "_blog_index", _MISSING) if request is not None else _MISSING
+    if cached is not _MISSING:
+        return cached
+    site = Site.find_for_request(request) if request is not None else None
+    blog_index = None
+    if site is not None:
+        blog_index = BlogIndexPage.objects.live().descendant_of(site.root_page, inclusive=True).first()
+    if request is not None:
+        request._blog_index = blog_index
+    return blog_index
+
 
 @register.simple_tag(takes_context=True)
 def blog_index_url(context) -> str:
@@ -13,17 +31,31 @@ def blog_index_url(context) -> str:
 
     Looked up once per request and kept on the request, since header and footer both need it.
     """
-    from blog.models import BlogIndexPage
-
     request = context.get("request")
-    cached = getattr(request, "_blog_index_url", None)
-    if cached is not None:
-        return cached
-    site = Site.find_for_request(request) if request is not None else None
-    blog_index = None
-    if site is not None:
-        blog_index = BlogIndexPage.objects.live().descendant_of(site.root_page, inclusive=True).first()
-    url = blog_index.get_url(request=request) if blog_index else "/"
-    if request is not None:
-        request._blog_index_url = url
-    return url
+    blog_index = _blog_index(request)
+    return blog_index.get_url(request=request) if blog_index else "/"
+
+
+@register.simple_tag(takes_context=True)
+def author_url(context, author) -> str:
+    """URL of ``author``'s page under the site's blog index (``/blog/authors/<slug>/``), or ``""``."""
+    request = context.get("request")
+    blog_index = _blog_index(request)
+    if blog_index is None or not author.slug:
+        return ""
+    return blog_index.get_url(request=request) + blog_index.reverse_subpage("author", kwargs={"slug": author.slug})
+
+
+@register.inclusion_tag("components/feed_links.html", takes_context=True)
+def feed_links(context) -> dict:
+    """Feed autodiscovery ``<link rel="alternate">`` tags: the current topic's feeds, then the blog's."""
+    from blog.models import TopicPage
+
+    links = []
+    page = context.get("page")
+    if isinstance(page, TopicPage):
+        links += page.feed_links()
+    blog_index = _blog_index(context.get("request"))
+    if blog_index is not None:
+        links += blog_index.feed_links()
+    return {"links": links}

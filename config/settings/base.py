@@ -48,6 +48,9 @@ INSTALLED_APPS = [
     "wagtail.contrib.settings",
     "wagtail.contrib.table_block",
     "wagtail.contrib.redirects",
+    "wagtail.contrib.routable_page",
+    "wagtail.contrib.sitemaps",
+    "wagtail.api.v2",
     "wagtail.contrib.forms",
     "wagtail_modeladmin",
     "django_tasks",
@@ -72,6 +75,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
 ]
 
 MIDDLEWARE = [
@@ -281,6 +285,10 @@ WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.
 # console in dev, locmem in tests, SMTP from the environment in production.
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "blog@localhost")
 WAGTAILADMIN_NOTIFICATION_INCLUDE_SUPERUSERS = True
+WAGTAILAPI_BASE_URL = os.environ.get("WAGTAILAPI_BASE_URL", WAGTAILADMIN_BASE_URL)
+# 20 items a page at most. rest_framework is deliberately not an installed app, so the API
+# answers JSON only (no browsable HTML forms).
+WAGTAILAPI_LIMIT_MAX = 20
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 # Requires alt text (the description) and rejects images too small for card and social crops.
 WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_forms.SiteImageForm"

@@ -1,0 +1,30 @@
+"""Wagtail hooks of the home app: the ``exact-WxH`` image operation."""
+
+from wagtail import hooks
+from wagtail.images.image_operations import FilterOperation
+
+
+class ExactSizeOperation(FilterOperation):
+    """``exact-WxH``: trim a rendition to at most W x H pixels around its centre.
+
+    Wagtail's ``fill`` rounds its crop box outwards, so ``fill-1200x630`` of a 1200x675 image is
+    1200x631; social cards want exactly 1200x630, so ``SOCIAL_IMAGE_SPEC`` ends with this
+    operation. Images already within the size are left alone (never padded or scaled).
+    """
+
+    def construct(self, size):
+        width, height = size.split("x")
+        self.width, self.height = int(width), int(height)
+
+    def run(self, willow, image, env):
+        width, height = willow.get_size()
+        new_width, new_height = min(width, self.width), min(height, self.height)
+        if (new_width, new_height) == (width, height):
+            return willow
+        left, top = (width - new_width) // 2, (height - new_height) // 2
+        return willow.crop((left, top, left + new_width, top + new_height))
+
+
+@hooks.register("register_image_operations")
+def register_exact_size_operation():
+    return [("exact", ExactSizeOperation)]

@@ -1,0 +1,29 @@
+"""Page weight budget: CSS under 30 KB, JavaScript under 10 KB, no third-party resources."""
+
+import re
+from pathlib import Path
+
+from django.conf import settings
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+STATIC = Path(settings.BASE_DIR) / "static"
+
+
+def test_static_css_and_js_fit_the_budget():
+    css = sum(path.stat().st_size for path in STATIC.rglob("*.css"))
+    js = sum(path.stat().st_size for path in STATIC.rglob("*.js"))
+    assert css < 30 * 1024, css
+    assert js < 10 * 1024, js
+
+
+@pytest.mark.parametrize("url", ["/", "/blog/", "/blog/gpu-costs/", "/blog/authors/cedana-editorial/"])
+def test_pages_load_no_third_party_scripts_or_styles(client, demo, url):
+    html = client.get(url).content.decode()
+    for tag in re.findall(r"<(?:script|link)\b[^>]*>", html):
+        source = re.search(r'(?:src|href)="([^"]+)"', tag)
+        if source and ('rel="stylesheet"' in tag or tag.startswith("<script")):
+            assert source.group(1).startswith("/"), tag
+    assert html.count("<script src=") <= 1

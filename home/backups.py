@@ -1,18 +1,18 @@
 """Site backups: the database plus media, in one folder with a manifest of what it holds.
 
 A backup folder contains ``db.dump`` (PostgreSQL, ``pg_dump --format=custom``) or
-``db.sqlite3`` (SQLite, a consistent copy through SQLite's online backup API),
+``db.sql`` (SQLite, an SQL dump read inside one transaction, so it is consistent),
 ``media.tar.gz`` (MEDIA_ROOT, when media is stored locally) and ``manifest.json`` (when, which
 engine, and the page, revision, image and document counts used to check a restore).
 
 We write this ourselves because the maintained tools each cover half (django-dbbackup has no
 release for Django 5.2 here; pg_dump knows nothing of media); the heavy lifting stays with
-pg_dump/pg_restore and SQLite's backup API.
+pg_dump/pg_restore and SQLite's own dump (``iterdump``). SQLite's online backup API is not
+used: it retries forever while another connection holds a lock (shared-cache databases).
 """
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import tarfile
@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
 from wagtail.documents import get_document_model
 from wagtail.images import get_image_model
@@ -80,6 +80,36 @@ def _media_root() -> Path | None:
     return Path(settings.MEDIA_ROOT)
 
 
+# FTS5 keeps a virtual table's data in shadow tables named after it; iterdump writes those in an
+# order SQLite cannot load back. The dump instead recreates each virtual table and inserts its
+# rows through it, so FTS5 rebuilds its own shadow tables.
+_FTS_SHADOW_SUFFIXES = ("_data", "_idx", "_content", "_docsize", "_config")
+
+
+def _dump_sqlite(raw_connection, out) -> None:
+    """Write an SQL dump of ``raw_connection`` to ``out``, leaving out full-text search tables."""
+    virtual = raw_connection.execute(
+        "SELECT name, sql FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'"
+    ).fetchall()
+    skipped = [name + suffix for name, _sql in virtual for suffix in ("", *_FTS_SHADOW_SUFFIXES)]
+    for statement in raw_connection.iterdump():
+        if "sqlite_master" in statement or "writable_schema" in statement:
+            continue
+        if any(f'"{name}"' in statement or f"'{name}'" in statement for name in skipped):
+            continue
+        out.write(f"{statement}\n")
+    for name, sql in virtual:
+        out.write(f"{sql};\n")
+        columns = [row[1] for row in raw_connection.execute(f'PRAGMA table_info("{name}")')]
+        values = " || ',' || ".join(f'quote("{column}")' for column in ["rowid", *columns])
+        column_list = ",".join(["rowid", *(f'"{column}"' for column in columns)])
+        rows = raw_connection.execute(
+            f"SELECT 'INSERT INTO \"{name}\"({column_list}) VALUES(' || {values} || ');' FROM \"{name}\""  # noqa: S608
+        )
+        for (statement,) in rows:
+            out.write(f"{statement}\n")
+
+
 def create_backup(destination: Path) -> dict:
     """Write a backup into the new folder ``destination``; return its manifest.
 
@@ -94,12 +124,10 @@ def create_backup(destination: Path) -> dict:
         env, args = _pg_env_and_args()
         _run(["pg_dump", "--format=custom", "--no-owner", "--file", str(destination / "db.dump"), *args], env)
     else:
-        connection.ensure_connection()
-        target = sqlite3.connect(destination / "db.sqlite3")
-        try:
-            connection.connection.backup(target)
-        finally:
-            target.close()
+        # One transaction (BEGIN IMMEDIATE here) holds writers off while the dump reads every table.
+        with transaction.atomic(), (destination / "db.sql").open("w", encoding="utf-8") as dump:
+            connection.ensure_connection()
+            _dump_sqlite(connection.connection, dump)
     media = _media_root()
     if media is not None and media.exists():
         with tarfile.open(destination / "media.tar.gz", "w:gz") as archive:
@@ -143,7 +171,11 @@ def restore_backup(source: Path, *, database: dict | None = None, media_root: Pa
         if target_file.exists() and target_file.stat().st_size > 0:
             raise BackupError(f"{target_file} exists; restore into a new file (or move it away first).")
         target_file.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source / "db.sqlite3", target_file)
+        restored = sqlite3.connect(target_file)
+        try:
+            restored.executescript((source / "db.sql").read_text(encoding="utf-8"))
+        finally:
+            restored.close()
     archive_path = source / "media.tar.gz"
     if archive_path.exists():
         media_root = Path(media_root or settings.MEDIA_ROOT)

@@ -10,10 +10,6 @@ from django.test import override_settings
 
 import pytest
 
-# Playwright's sync API runs an event loop in the test thread; Django's ORM calls from that
-# thread are still synchronous (see shared/TOOLING.md).
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -29,6 +25,10 @@ CHROMIUM_FLAGS = [
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Launch Debian's Chromium (never a downloaded browser); keeps --headed/--slowmo working."""
+    # Playwright's sync API runs an event loop in the test thread; Django's ORM calls from that
+    # thread are still synchronous (see shared/TOOLING.md). Set here, not at import, so that
+    # subprocesses of other tests (e.g. ``check --deploy``) do not inherit it.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     if not shutil.which(CHROMIUM):
         if os.environ.get("CI"):
             pytest.fail(f"Chromium not found at {CHROMIUM}; .ci/run installs Debian's chromium package")
@@ -121,3 +121,18 @@ def editor(db, django_user_model):
 def moderator(db, django_user_model):
     """A user in the Moderators group (see ``blog.roles``)."""
     return _user_in_group(django_user_model, "mona", "Moderators")
+
+
+def _empties_the_database(item) -> bool:
+    """Transactional tests (live server, ``django_db(transaction=True)``) flush every table when
+    they finish, taking the session's demo content with them."""
+    marker = item.get_closest_marker("django_db")
+    transactional = bool(marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0])))
+    fixtures = getattr(item, "fixturenames", ())
+    return transactional or "live_server" in fixtures or "transactional_db" in fixtures
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Run the tests that empty the database last (a stable sort keeps the rest in order)."""
+    items.sort(key=_empties_the_database)

@@ -20,8 +20,11 @@ def blog_index_url(context) -> str:
     if cached is not None:
         return cached
     site = Site.find_for_request(request) if request is not None else None
-    blog_index = None
-    if site is not None:
+    # Listing pages have the blog index in their context already: no query.
+    blog_index = context.get("blog_index")
+    if not isinstance(blog_index, BlogIndexPage):
+        blog_index = None
+    if blog_index is None and site is not None:
         blog_index = BlogIndexPage.objects.live().descendant_of(site.root_page, inclusive=True).first()
     url = blog_index.get_url(request=request) if blog_index else "/"
     if request is not None:

@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -58,6 +58,10 @@ pytest: install-dev ## Run the test suite only
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 test: lint pytest ## Lint, then run the whole test suite
+
+bench: install ## Benchmark the production stack (PostgreSQL, Redis, gunicorn, wrk); writes docs/performance.md
+	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
+	$(PY) benchmarks/run.py
 
 clean: ## Remove the virtualenv and local data (database, media)
 	rm -rf $(VENV) var

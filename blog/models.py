@@ -320,8 +320,12 @@ class ArticlePage(BasePage):
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
         related = list(self.get_related_articles())
-        # One query per relation for this article and its related cards together.
-        prefetch_cards([self, *related])
-        prefetch_related_objects([self], "authors__photo__renditions")
+        if getattr(request, "is_preview", False):
+            # A preview's topics and authors are the draft's, in memory: never replace them.
+            prefetch_cards(related)
+        else:
+            # One query per relation for this article and its related cards together.
+            prefetch_cards([self, *related])
+            prefetch_related_objects([self], "authors__photo__renditions")
         context["related_articles"] = related
         return context

@@ -99,3 +99,10 @@ def demo_live_server(live_server, django_db_blocker):
             restore_wagtail_base()
             call_command("load_demo", "--no-users", stdout=io.StringIO())
     return live_server
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Run live-server (transactional) tests last: they empty the database when they finish,
+    which would remove the session's demo content from under the tests after them."""
+    items.sort(key=lambda item: "live_server" in getattr(item, "fixturenames", ()))

@@ -225,3 +225,10 @@ def test_publishing_makes_the_article_renditions(client, demo, django_capture_on
     for path in (page.url, "/blog/", "/"):
         read(client, path)
     assert SiteRendition.objects.filter(image=page.image).count() == len(made)
+
+
+def test_preview_shows_the_drafts_authors_not_the_live_ones(article):
+    """The article's prefetching must not replace a draft's in-memory authors in a preview."""
+    article.authors.set([AuthorFactory(name="Draft Coauthor")])  # not saved: only the draft has it
+    html = article.make_preview_request().content.decode()
+    assert "Draft Coauthor" in html

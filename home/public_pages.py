@@ -1,10 +1,14 @@
 """Query helpers that keep public pages at a fixed, small number of SQL queries."""
 
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Exists, OuterRef
-from django.db.models.functions import Length, Substr
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.functions import Substr
 
 from wagtail.models import Page, PageViewRestriction
+
+# Ancestors deeper than this are not checked by exclude_private (the page itself always is). The
+# site's tree is four levels deep: root, home, blog index, article or topic.
+MAX_CHECKED_DEPTH = 8
 
 
 def exclude_private(queryset):
@@ -12,12 +16,15 @@ def exclude_private(queryset):
     groups), as Wagtail's ``PageQuerySet.public()``, but as a subquery of the same SQL statement:
     ``public()`` runs one extra query on every call, and a listing page calls it several times.
 
-    A page is private when a restricted page's tree path is a prefix of its own path.
+    A page is private when it or an ancestor has a restriction. Ancestors' tree paths are the
+    prefixes of the page's own path, so the subquery looks up those exact paths (index lookups
+    per row) rather than comparing every page's path with every other: PostgreSQL planned that
+    form as a nested loop over the whole page table (12 s per query at 10,000 articles).
     """
-    restricted_ancestor = PageViewRestriction.objects.filter(
-        page__path=Substr(OuterRef("path"), 1, Length("page__path"))
-    )
-    return queryset.exclude(Exists(restricted_ancestor))
+    own_or_ancestor = Q(page__path=OuterRef("path"))
+    for depth in range(1, MAX_CHECKED_DEPTH + 1):
+        own_or_ancestor |= Q(page__path=Substr(OuterRef("path"), 1, Page.steplen * depth))
+    return queryset.exclude(Exists(PageViewRestriction.objects.filter(own_or_ancestor)))
 
 
 def route_in_two_queries(root, request, path_components: list[str]):

@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean backup restore
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench backup restore
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -65,6 +65,10 @@ backup: install ## Back up the database and media into var/backups/<timestamp>/
 restore: install ## Restore BACKUP=var/backups/<timestamp> into an empty database (DATABASE_URL)
 	@test -n "$(BACKUP)" || { echo "usage: make restore BACKUP=var/backups/<timestamp>"; exit 2; }
 	$(MANAGE) restore_site "$(BACKUP)"
+
+bench: install ## Benchmark the production stack (PostgreSQL, Redis, gunicorn, wrk); writes docs/performance.md
+	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
+	$(PY) benchmarks/run.py
 
 clean: ## Remove the virtualenv and local data (database, media)
 	rm -rf $(VENV) var

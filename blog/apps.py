@@ -5,3 +5,8 @@ class BlogConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "blog"
     verbose_name = "Blog"
+
+    def ready(self):
+        from . import renditions
+
+        renditions.connect()

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
 from django.core.validators import MaxLengthValidator
 from django.db import models
-from django.db.models import F
+from django.db.models import F, prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -25,6 +25,7 @@ from wagtail.models import Page, PageManager, PageQuerySet
 from wagtail.search import index
 
 from home.models import SOCIAL_IMAGE_SPEC, BasePage
+from home.public_pages import exclude_private
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, heading_anchor
@@ -87,17 +88,36 @@ class Author(index.Indexed, models.Model):
         return self.name
 
 
+# What an article card shows besides the article's own row: one query each, however many cards.
+CARD_PREFETCHES = ("topics", "authors", "image__renditions")
+
+
+def prefetch_cards(articles):
+    """Fetch what cards need (topics, authors, image renditions) for ``articles``, an iterable of
+    ArticlePage instances (other page types are skipped), in one query per relation. Returns the
+    articles as a list. Use it when cards come from several querysets (featured + a page of posts,
+    search results) so the relations are fetched once for all of them."""
+    articles = list(articles)
+    cards = [article for article in articles if isinstance(article, ArticlePage)]
+    # The image first, for cards that lack it, so renditions are then fetched for every card.
+    prefetch_related_objects([card for card in cards if not ArticlePage.image.is_cached(card)], "image")
+    prefetch_related_objects(cards, *CARD_PREFETCHES)
+    return articles
+
+
 class ArticlePageQuerySet(PageQuerySet):
-    def for_listing(self):
-        """Live, public, unexpired articles, newest first, with what a card needs prefetched."""
+    def listed(self):
+        """Live, public, unexpired articles, newest first, with the card image joined."""
         return (
-            self.live()
-            .public()
+            exclude_private(self.live())
             .exclude(expire_at__lte=timezone.now())
             .select_related("image")
-            .prefetch_related("topics", "authors", "image__renditions")
             .order_by(F("date_published").desc(nulls_last=True), "-pk")
         )
+
+    def for_listing(self):
+        """``listed()`` with what a card needs prefetched."""
+        return self.listed().prefetch_related(*CARD_PREFETCHES)
 
 
 ArticlePageManager = PageManager.from_queryset(ArticlePageQuerySet)
@@ -107,12 +127,27 @@ class ListingMixin:
     """Shared context for pages that list article cards (the blog index and topic pages)."""
 
     def listing_context(self, request, blog_index, articles):
+        """Context for a listing of ``articles`` (an ``ArticlePage.objects.listed()`` queryset):
+        a fixed number of queries however many articles exist."""
         page_of_posts = paginate_listing(request, articles)
+        page_of_posts.object_list = list(page_of_posts.object_list)
+        featured = None
+        if blog_index and page_of_posts.number == 1:  # the template shows it on page 1 only
+            featured = blog_index.get_featured_article(
+                newest=page_of_posts.object_list[:1] if blog_index == self else ()
+            )
+        prefetch_cards([*page_of_posts.object_list, *([featured] if featured else [])])
+        if blog_index == self:
+            all_posts_count = page_of_posts.paginator.count
+        else:
+            all_posts_count = ArticlePage.objects.listed().child_of(blog_index).count() if blog_index else 0
         return {
             "blog_index": blog_index,
-            "featured_article": blog_index.get_featured_article() if blog_index else None,
-            "all_posts_count": ArticlePage.objects.for_listing().child_of(blog_index).count() if blog_index else 0,
-            "topics": TopicPage.objects.child_of(blog_index).live().public().order_by("title") if blog_index else [],
+            "featured_article": featured,
+            "all_posts_count": all_posts_count,
+            "topics": exclude_private(TopicPage.objects.child_of(blog_index).live()).order_by("title")
+            if blog_index
+            else [],
             "posts": page_of_posts,
         }
 
@@ -193,18 +228,22 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
     api_fields = [APIField("hero_intro"), APIField("listing_heading"), APIField("listing_intro")]
     meta_description_fallbacks = ("hero_intro", "listing_intro")
 
-    def get_featured_article(self):
-        """The editors' featured article if readers can see it, else the newest article."""
-        articles = ArticlePage.objects.for_listing().child_of(self)
+    def get_featured_article(self, newest=()):
+        """The editors' featured article if readers can see it, else the newest article.
+
+        ``newest``: optionally a one-item sequence holding the newest article, already fetched
+        (saves a query). Cards' relations are not prefetched (see ``prefetch_cards``).
+        """
+        articles = ArticlePage.objects.listed().child_of(self)
         if self.featured_article_id:
             chosen = articles.filter(pk=self.featured_article_id).first()
             if chosen is not None:
                 return chosen
-        return articles.first()
+        return newest[0] if newest else articles.first()
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        context.update(self.listing_context(request, self, ArticlePage.objects.for_listing().child_of(self)))
+        context.update(self.listing_context(request, self, ArticlePage.objects.listed().child_of(self)))
         return context
 
     def get_sitemap_urls(self, request=None):
@@ -276,9 +315,8 @@ class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        parent = self.get_parent()
-        blog_index = BlogIndexPage.objects.filter(pk=parent.pk).first() if parent is not None else None
-        articles = ArticlePage.objects.for_listing().filter(topics=self)
+        blog_index = BlogIndexPage.objects.parent_of(self).first()
+        articles = ArticlePage.objects.listed().filter(topics=self)
         context.update(self.listing_context(request, blog_index, articles))
         return context
 
@@ -495,9 +533,23 @@ class ArticlePage(BasePage):
         return data
 
     def get_related_articles(self, limit: int = 3):
-        """Up to ``limit`` other live articles sharing a topic, newest first."""
-        topic_ids = [topic.pk for topic in self.topics.all()]
-        return ArticlePage.objects.for_listing().filter(topics__in=topic_ids).exclude(pk=self.pk).distinct()[:limit]
+        """Up to ``limit`` other live articles sharing a topic, newest first (one query; the
+        cards' relations are not prefetched, see ``prefetch_cards``)."""
+        topic_ids = ArticlePage.topics.through.objects.filter(articlepage_id=self.pk).values("topicpage_id")
+        return ArticlePage.objects.listed().filter(topics__in=topic_ids).exclude(pk=self.pk).distinct()[:limit]
+
+    def get_context(self, request, *args, **kwargs):
+        context = super().get_context(request, *args, **kwargs)
+        related = list(self.get_related_articles())
+        if getattr(request, "is_preview", False):
+            # A preview's topics and authors are the draft's, in memory: never replace them.
+            prefetch_cards(related)
+        else:
+            # One query per relation for this article and its related cards together.
+            prefetch_cards([self, *related])
+            prefetch_related_objects([self], "authors__photo__renditions")
+        context["related_articles"] = related
+        return context
 
 
 class ReviewerLink(models.Model):

@@ -5,3 +5,8 @@ class HomeConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "home"
     verbose_name = "Home and site"
+
+    def ready(self):
+        from . import cache_invalidation
+
+        cache_invalidation.connect()

@@ -6,7 +6,9 @@ from django.db import models
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
 from wagtail.contrib.settings.models import BaseSiteSetting, register_setting
 from wagtail.images.models import AbstractImage, AbstractRendition, Image
-from wagtail.models import Page
+from wagtail.models import Page, PageViewRestriction
+
+from .public_pages import exclude_private, route_in_two_queries
 
 # Links editors type must be site paths, http(s) or mailto URLs: never ``javascript:`` and friends.
 validate_link = RegexValidator(
@@ -71,6 +73,15 @@ class BasePage(Page):
     # Fields that stand in for the meta description when editors leave it blank, first non-empty wins.
     meta_description_fallbacks: tuple[str, ...] = ("summary",)
 
+    def get_view_restrictions(self):
+        """The view restrictions on this page and its ancestors, in one query (Wagtail's own
+        method costs two): the ancestors' tree paths are the prefixes of this page's path. The
+        site uses no alias pages; an alias falls back to Wagtail's alias-aware lookup."""
+        if self.alias_of_id:
+            return super().get_view_restrictions()
+        paths = [self.path[:end] for end in range(self.steplen, len(self.path) + 1, self.steplen)]
+        return PageViewRestriction.objects.filter(page__path__in=paths)
+
     def get_meta_description(self) -> str:
         """The meta description: the editor's search description, else the page type's fallback fields."""
         if self.search_description:
@@ -120,11 +131,16 @@ class HomePage(BasePage):
     template = "pages/home_page.html"
     meta_description_fallbacks = ("hero_intro",)
 
+    def route(self, request, path_components):
+        # Every URL of the site is routed from here: two queries at any depth (see public_pages).
+        result = route_in_two_queries(self, request, path_components)
+        return result if result is not None else super().route(request, path_components)
+
     def get_context(self, request, *args, **kwargs):
         from blog.models import ArticlePage, BlogIndexPage
 
         context = super().get_context(request, *args, **kwargs)
-        context["blog_index"] = BlogIndexPage.objects.child_of(self).live().public().first()
+        context["blog_index"] = exclude_private(BlogIndexPage.objects.child_of(self).live()).first()
         context["latest_articles"] = ArticlePage.objects.for_listing()[: self.latest_count]
         return context
 

@@ -9,16 +9,21 @@ register = template.Library()
 _MISSING = object()
 
 
-def _blog_index(request):
-    """The live blog index of the request's site, or None; looked up once per request."""
+def _blog_index(request, context=None):
+    """The live blog index of the request's site, or None; looked up once per request.
+
+    Listing pages have it in their template context already, which costs no query.
+    """
     from blog.models import BlogIndexPage
 
     cached = getattr(request, "_blog_index", _MISSING) if request is not None else _MISSING
     if cached is not _MISSING:
         return cached
     site = Site.find_for_request(request) if request is not None else None
-    blog_index = None
-    if site is not None:
+    blog_index = context.get("blog_index") if context is not None else None
+    if not isinstance(blog_index, BlogIndexPage) or not blog_index.live:
+        blog_index = None
+    if blog_index is None and site is not None:
         blog_index = BlogIndexPage.objects.live().descendant_of(site.root_page, inclusive=True).first()
     if request is not None:
         request._blog_index = blog_index
@@ -32,7 +37,7 @@ def blog_index_url(context) -> str:
     Looked up once per request and kept on the request, since header and footer both need it.
     """
     request = context.get("request")
-    blog_index = _blog_index(request)
+    blog_index = _blog_index(request, context)
     return blog_index.get_url(request=request) if blog_index else "/"
 
 
@@ -40,7 +45,7 @@ def blog_index_url(context) -> str:
 def author_url(context, author) -> str:
     """URL of ``author``'s page under the site's blog index (``/blog/authors/<slug>/``), or ``""``."""
     request = context.get("request")
-    blog_index = _blog_index(request)
+    blog_index = _blog_index(request, context)
     if blog_index is None or not author.slug:
         return ""
     return blog_index.get_url(request=request) + blog_index.reverse_subpage("author", kwargs={"slug": author.slug})
@@ -55,7 +60,7 @@ def feed_links(context) -> dict:
     page = context.get("page")
     if isinstance(page, TopicPage):
         links += page.feed_links()
-    blog_index = _blog_index(context.get("request"))
+    blog_index = _blog_index(context.get("request"), context)
     if blog_index is not None:
         links += blog_index.feed_links()
     return {"links": links}

@@ -81,6 +81,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Outside the page cache, so cached HTML is compressed too (static files: WhiteNoise's .gz).
+    "django.middleware.gzip.GZipMiddleware",
+    # Before sessions and auth: a cache hit skips them (home/page_cache.py).
+    "home.page_cache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -367,3 +371,36 @@ def search_backends() -> dict:
 
 
 WAGTAILSEARCH_BACKENDS = search_backends()
+
+# Caching (home/page_cache.py, home/cache_invalidation.py). Local memory by default; production
+# uses Redis when REDIS_URL is set. "renditions" is Wagtail's image rendition cache.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
+    "renditions": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "renditions"},
+}
+# Seconds a rendered page stays in Django's cache for anonymous readers (0: off). Off by default:
+# invalidation must reach every process (web workers, the scheduler), which a per-process local
+# memory cache cannot do; production turns it on with Redis.
+PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "0"))
+# Cache-Control for shared caches (CDN) on public pages: s-maxage and stale-while-revalidate.
+CDN_CACHE_SECONDS = int(os.environ.get("CDN_CACHE_SECONDS", "300"))
+STALE_WHILE_REVALIDATE_SECONDS = int(os.environ.get("STALE_WHILE_REVALIDATE_SECONDS", "60"))
+# CDN purging (Wagtail's frontend cache backends), from the environment; empty: no CDN.
+WAGTAILFRONTENDCACHE = {}
+if os.environ.get("FRONTEND_CACHE_VARNISH_URL"):
+    WAGTAILFRONTENDCACHE["varnish"] = {
+        "BACKEND": "wagtail.contrib.frontend_cache.backends.HTTPBackend",
+        "LOCATION": os.environ["FRONTEND_CACHE_VARNISH_URL"],
+    }
+if os.environ.get("FRONTEND_CACHE_CLOUDFLARE_ZONE_ID"):
+    WAGTAILFRONTENDCACHE["cloudflare"] = {
+        "BACKEND": "wagtail.contrib.frontend_cache.backends.CloudflareBackend",
+        "BEARER_TOKEN": os.environ.get("FRONTEND_CACHE_CLOUDFLARE_BEARER_TOKEN", ""),
+        "ZONEID": os.environ["FRONTEND_CACHE_CLOUDFLARE_ZONE_ID"],
+    }
+if os.environ.get("FRONTEND_CACHE_CLOUDFRONT_DISTRIBUTION_ID"):
+    # Needs boto3 installed (not a dependency: only deployments on CloudFront want it).
+    WAGTAILFRONTENDCACHE["cloudfront"] = {
+        "BACKEND": "wagtail.contrib.frontend_cache.backends.CloudfrontBackend",
+        "DISTRIBUTION_ID": os.environ["FRONTEND_CACHE_CLOUDFRONT_DISTRIBUTION_ID"],
+    }

@@ -7,7 +7,13 @@ SECRET_KEY = "test-only-secret-key"  # noqa: S105 - never used outside the test 
 ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
+    "renditions": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "renditions"},
+}
+# Off for the suite (each test's rolled-back data would otherwise linger in the cache);
+# tests/test_performance_page_cache.py turns it on.
+PAGE_CACHE_SECONDS = 0
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

@@ -1,0 +1,234 @@
+"""Full-page cache: anonymous readers get cached pages, and each change readers could see
+reaches them on the next request; drafts never enter the cache. HTTP caching headers and CDN
+purges (Wagtail's frontend cache, with a recording backend)."""
+
+from datetime import timedelta
+
+from django.core.cache import cache
+from django.core.management import call_command
+from django.utils import timezone
+
+from wagtail.contrib.frontend_cache.backends import BaseBackend
+from wagtail.models import Site
+
+import pytest
+import time_machine
+
+from home.models import SiteChromeSettings
+
+from .factories import ArticlePageFactory, AuthorFactory
+
+pytestmark = pytest.mark.django_db
+
+
+class RecordingBackend(BaseBackend):
+    """A frontend cache backend that records the URLs it is asked to purge."""
+
+    purged: list[str] = []
+
+    def purge(self, url):
+        RecordingBackend.purged.append(url)
+
+
+@pytest.fixture(autouse=True)
+def page_cache(settings):
+    settings.PAGE_CACHE_SECONDS = 300
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def read(client, path, expect=200):
+    """GET ``path`` as an anonymous reader; returns (html, X-Page-Cache header)."""
+    response = client.get(path)
+    assert response.status_code == expect, path
+    return response.content.decode(), response.get("X-Page-Cache")
+
+
+def warm(client, *paths):
+    """Request each path twice and check the second answer came from the cache."""
+    for path in paths:
+        read(client, path)
+        assert read(client, path)[1] == "hit", path
+
+
+@pytest.fixture
+def article(demo):
+    topic = demo.topics["gpu-costs"]
+    return ArticlePageFactory(
+        parent=demo.blog, title="Caching at the edge", topics=[topic], image_alt="", date_published=timezone.now()
+    )
+
+
+def test_anonymous_pages_are_cached_with_http_headers(client, demo):
+    first = client.get("/blog/")
+    assert first["X-Page-Cache"] == "miss"
+    second = client.get("/blog/")
+    assert second["X-Page-Cache"] == "hit"
+    assert second.content == first.content
+    control = second["Cache-Control"]
+    assert "public" in control and "s-maxage=300" in control and "stale-while-revalidate=60" in control
+    assert second["ETag"] == first["ETag"]
+    not_modified = client.get("/blog/", HTTP_IF_NONE_MATCH=second["ETag"])
+    assert not_modified.status_code == 304 and not_modified.content == b""
+    assert client.head("/blog/?page=2")["X-Page-Cache"] == "miss"
+    assert client.head("/blog/?page=2")["X-Page-Cache"] == "hit"
+
+
+def test_gzip_for_html(client, demo):
+    response = client.get("/blog/", HTTP_ACCEPT_ENCODING="gzip")
+    assert response["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in response["Vary"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/search/?query=gpu", "/blog/?utm_source=x", "/blog/?page=1&page=2", "/admin/login/", "/blog/?page=999"]
+)
+def test_uncacheable_requests_are_private(client, demo, path):
+    for _ in range(2):
+        response = client.get(path)
+        assert "X-Page-Cache" not in response
+    assert "public" not in response["Cache-Control"]
+
+
+def test_logged_in_readers_bypass_the_cache(client, demo, django_user_model):
+    read(client, "/blog/")
+    client.force_login(django_user_model.objects.create_superuser("editor", "e@example.com", "pw-for-tests-123"))
+    response = client.get("/blog/")
+    assert "X-Page-Cache" not in response
+    assert response["Cache-Control"] == "private, no-store"
+
+
+def test_publishing_shows_on_the_next_request(client, demo):
+    warm(client, "/", "/blog/", "/blog/gpu-costs/")
+    draft = ArticlePageFactory(
+        parent=demo.blog, title="Fresh off the press", live=False, topics=[demo.topics["gpu-costs"]]
+    )
+    draft.save_revision().publish()
+    for path in ("/", "/blog/", "/blog/gpu-costs/"):
+        assert "Fresh off the press" in read(client, path)[0], path
+
+
+def test_drafts_never_reach_the_cache(client, article):
+    warm(client, article.url, "/blog/")
+    article.title = "Secret draft title"
+    article.save_revision()
+    for path in (article.url, "/blog/"):
+        html, state = read(client, path)
+        assert "Secret draft title" not in html and "Caching at the edge" in html
+        assert "Secret draft title" not in read(client, path)[0]
+
+
+def test_editing_a_live_page_shows_on_the_next_request(client, article):
+    warm(client, article.url, "/blog/")
+    article.title = "Caching, revised"
+    article.save_revision().publish()
+    for path in (article.url, "/blog/"):
+        assert "Caching, revised" in read(client, path)[0]
+
+
+def test_unpublishing_and_deleting_remove_the_page(client, demo, article):
+    other = ArticlePageFactory(parent=demo.blog, title="Soon deleted")
+    warm(client, article.url, other.url, "/")
+    article.unpublish()
+    read(client, article.url, expect=404)
+    assert "Caching at the edge" not in read(client, "/")[0]
+    other_url = other.url
+    other.delete()
+    read(client, other_url, expect=404)
+    assert "Soon deleted" not in read(client, "/")[0]
+
+
+def test_scheduled_publishing_and_expiry(client, demo):
+    warm(client, "/")
+    go_live = timezone.now() + timedelta(hours=1)
+    page = ArticlePageFactory(parent=demo.blog, title="Scheduled for later", live=False)
+    page.go_live_at = go_live
+    page.expire_at = go_live + timedelta(days=1)
+    page.save_revision().publish()  # scheduled, not live yet
+    assert "Scheduled for later" not in read(client, "/")[0]
+    warm(client, "/")
+    with time_machine.travel(go_live + timedelta(minutes=1)):
+        call_command("publish_scheduled")
+        assert "Scheduled for later" in read(client, "/")[0]
+        warm(client, "/")
+    with time_machine.travel(go_live + timedelta(days=1, minutes=1)):
+        call_command("publish_scheduled")
+        assert "Scheduled for later" not in read(client, "/")[0]
+
+
+def test_moving_a_page_updates_its_old_url(client, demo, article):
+    old_url = article.url
+    warm(client, old_url)
+    article.move(demo.home, pos="last-child")
+    # Wagtail's redirects app answers the old URL with a redirect to the new one.
+    response = client.get(old_url)
+    assert response.status_code == 301 and response["Location"] == "/caching-at-the-edge/"
+    assert "Caching at the edge" in read(client, "/caching-at-the-edge/")[0]
+
+
+def test_author_topic_settings_and_image_changes_show_everywhere(client, demo, article):
+    author = AuthorFactory(name="Ada Example")
+    article.authors.set([author])
+    article.save_revision().publish()
+    warm(client, article.url, "/", "/blog/")
+
+    author.name = "Ada Renamed"
+    author.save()
+    assert "Ada Renamed" in read(client, article.url)[0]
+    assert "Ada Renamed" in read(client, "/blog/")[0]
+
+    topic = demo.topics["gpu-costs"]
+    topic.title = "GPU spend"
+    topic.save_revision().publish()
+    assert ">GPU spend<" in read(client, "/")[0]
+
+    chrome = SiteChromeSettings.for_site(Site.objects.get(is_default_site=True))
+    chrome.footer_text = "Footer from the settings"
+    chrome.save()
+    assert "Footer from the settings" in read(client, "/blog/")[0]
+
+    article.image.description = "A freshly described picture"
+    article.image.save()
+    assert 'alt="A freshly described picture"' in read(client, article.url)[0]
+
+
+def test_publishing_purges_the_cdn(settings, demo, article, django_capture_on_commit_callbacks):
+    settings.WAGTAILFRONTENDCACHE = {"recording": {"BACKEND": "tests.test_performance_page_cache.RecordingBackend"}}
+    RecordingBackend.purged = []
+    with django_capture_on_commit_callbacks(execute=True):
+        article.title = "Purged everywhere"
+        article.save_revision().publish()
+    purged = set(RecordingBackend.purged)
+    root = "http://localhost"
+    assert {f"{root}{article.url}", f"{root}/", f"{root}/blog/", f"{root}/blog/?page=2"} <= purged
+    assert f"{root}/blog/gpu-costs/" in purged
+
+    RecordingBackend.purged = []
+    with django_capture_on_commit_callbacks(execute=True):
+        chrome = SiteChromeSettings.for_site(Site.objects.get(is_default_site=True))
+        chrome.save()
+    assert f"{root}{demo.articles[-1].url}" in RecordingBackend.purged  # site-wide: every live page
+
+
+def test_publishing_makes_the_article_renditions(client, demo, django_capture_on_commit_callbacks):
+    from blog.renditions import ARTICLE_RENDITION_SPECS
+    from home.models import SiteRendition
+
+    page = ArticlePageFactory(parent=demo.blog, title="Pictured", live=False)
+    assert not SiteRendition.objects.filter(image=page.image).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        page.save_revision().publish()
+    made = set(SiteRendition.objects.filter(image=page.image).values_list("filter_spec", flat=True))
+    assert made == set(ARTICLE_RENDITION_SPECS)
+    # The first reader of the article and the listings finds every rendition already made.
+    for path in (page.url, "/blog/", "/"):
+        read(client, path)
+    assert SiteRendition.objects.filter(image=page.image).count() == len(made)
+
+
+def test_preview_shows_the_drafts_authors_not_the_live_ones(article):
+    """The article's prefetching must not replace a draft's in-memory authors in a preview."""
+    article.authors.set([AuthorFactory(name="Draft Coauthor")])  # not saved: only the draft has it
+    html = article.make_preview_request().content.decode()
+    assert "Draft Coauthor" in html

@@ -221,6 +221,9 @@ class ArticlePage(BasePage):
         index.RelatedFields("topics", [index.SearchField("title")]),
         index.RelatedFields("authors", [index.SearchField("name")]),
         index.FilterField("date_published"),
+        # The site search filters on these (unexpired, by topic); backends refuse unindexed filters.
+        index.FilterField("expire_at"),
+        index.FilterField("topics"),
     ]
 
     parent_page_types = ["blog.BlogIndexPage"]

@@ -13,6 +13,7 @@ urlpatterns = [
     path("admin/", include(wagtailadmin_urls)),
     path("documents/", include(wagtaildocs_urls)),
     path("search/", search_views.search, name="search"),
+    path("search/autocomplete/", search_views.autocomplete, name="search_autocomplete"),
 ]
 
 if settings.DEBUG:

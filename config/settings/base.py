@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "wagtail.contrib.table_block",
     "wagtail.contrib.redirects",
     "wagtail.contrib.forms",
+    "wagtail.contrib.search_promotions",
     "wagtail_modeladmin",
     "wagtail.embeds",
     "wagtail.sites",
@@ -153,8 +154,14 @@ WAGTAIL_SITE_NAME = "Cedana blog"
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 WAGTAILSEARCH_BACKENDS = {
-    "default": {"BACKEND": "wagtail.search.backends.database"},
+    "default": {
+        "BACKEND": "wagtail.search.backends.database",
+        # PostgreSQL: English stemming ("checkpointing" finds "checkpoints"). SQLite ignores it.
+        "SEARCH_CONFIG": "english",
+    },
 }
+# Days of per-day query counts that `searchpromotions_garbage_collect` keeps.
+WAGTAILSEARCH_HITS_MAX_AGE = 90
 WAGTAILDOCS_EXTENSIONS = ["csv", "docx", "key", "odt", "pdf", "pptx", "rtf", "txt", "xlsx", "zip"]
 WAGTAILDOCS_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
 WAGTAILIMAGES_MAX_UPLOAD_SIZE = 10 * 1024 * 1024

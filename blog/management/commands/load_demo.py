@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.images import ImageFile
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils.text import Truncator
 
 from wagtail.images import get_image_model
 from wagtail.models import Page, Site
@@ -24,6 +25,7 @@ from home.models import HomePage, SiteChromeSettings
 DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "demo_content.json"
 CARD_IMAGE_SIZE = (1200, 675)  # 16:9, the largest card/hero rendition the templates ask for
 BODY_IMAGE_SIZE = (1200, 600)
+IMAGE_TEXT_MAX = 255  # Wagtail's image title and description are CharField(max_length=255)
 
 
 def parse_datetime(value: str) -> datetime:
@@ -165,7 +167,9 @@ class Command(BaseCommand):
             "slug": entry["slug"],
             "summary": entry["summary"],
             "image": image,
-            "image_alt": "",
+            # The image library's description holds 255 characters; a longer seed alt text
+            # goes whole onto the page (image_alt, 500 characters), which cards prefer.
+            "image_alt": entry["image"]["alt_text"] if len(entry["image"]["alt_text"]) > IMAGE_TEXT_MAX else "",
             "date_published": published,
             "search_description": entry.get("search_description", ""),
         }
@@ -210,7 +214,11 @@ class Command(BaseCommand):
     def ensure_image(self, title: str, description: str, seed: str, size: tuple[int, int]):
         """A library image drawn by ``render_png``; reused while its pixels and text match."""
         image_model = get_image_model()
+        # Image titles and descriptions are varchar(255); some seed texts are longer (PostgreSQL
+        # refuses them, SQLite does not check), so both are cut here.
+        title = Truncator(title).chars(IMAGE_TEXT_MAX)
         png = render_png(description, seed=seed, size=size)
+        description = Truncator(description).chars(IMAGE_TEXT_MAX)
         existing = image_model.objects.filter(title=title).first()
         digest = hashlib.sha1(png, usedforsecurity=False).hexdigest()
         if existing is not None and existing.file_hash == digest and existing.description == description:

@@ -155,7 +155,7 @@ WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 WAGTAILSEARCH_BACKENDS = {
     "default": {
-        "BACKEND": "wagtail.search.backends.database",
+        "BACKEND": "search.backends",  # Wagtail's database backend; see search/backends.py
         # PostgreSQL: English stemming ("checkpointing" finds "checkpoints"). SQLite ignores it.
         "SEARCH_CONFIG": "english",
     },

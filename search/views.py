@@ -7,7 +7,7 @@ PostgreSQL full-text search or SQLite FTS5), through the ``search_fields`` decla
 
 import re
 
-from django.db.models import F
+from django.db.models import F, prefetch_related_objects
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -165,6 +165,8 @@ def search(request):
     results = paginate_listing(request, matches)
     terms = query_terms(query)
     articles_on_page = list(results.object_list)
+    # What each card shows, in one query per relation instead of a few per card.
+    prefetch_related_objects(articles_on_page, "topics", "authors", "image__renditions")
     hits = [
         {
             "article": article,

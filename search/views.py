@@ -154,8 +154,7 @@ def search(request):
         )
     else:
         matches = articles.search(query)
-    # Counts per topic for the whole query, whichever topic is chosen.
-    topic_counts = matches.facet("topics")
+    all_topics_matches = matches
     if topic is not None:
         filtered = articles.filter(pk__in=topic.articles.values("pk"))
         if sort == SORT_NEWEST:
@@ -163,8 +162,12 @@ def search(request):
         matches = filtered.search(query, order_by_relevance=sort == SORT_RELEVANCE)
 
     results = paginate_listing(request, matches)
+    total = results.paginator.count
+    # Each of these is a full-text search of its own: skip those that cannot find anything.
+    # Counts per topic are for the whole query, whichever topic is chosen.
+    topic_counts = all_topics_matches.facet("topics") if total or topic is not None else {}
     terms = query_terms(query)
-    articles_on_page = list(results.object_list)
+    articles_on_page = list(results.object_list) if total else []
     # What each card shows, in one query per relation instead of a few per card.
     prefetch_related_objects(articles_on_page, "topics", "authors", "image__renditions")
     hits = [
@@ -177,7 +180,6 @@ def search(request):
         for article in articles_on_page
     ]
     matching_topics = list(searchable_topics().search(query)[:5]) if results.number == 1 and topic is None else []
-    total = results.paginator.count
     if results.number == 1:
         _log_query(query, total + len(matching_topics))
 

@@ -203,7 +203,7 @@ def search(request):
 
 @require_GET
 def autocomplete(request):
-    """Titles of articles and topics starting with what the reader typed, as JSON.
+    """Titles of live, public, unexpired articles with words starting as typed, as JSON.
 
     ``GET /search/autocomplete/?q=<text>`` returns
     ``{"query": str, "results": [{"title": str, "url": str}, ...]}``, at most

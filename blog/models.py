@@ -23,6 +23,7 @@ from wagtail.images import get_image_model
 from wagtail.images.api.fields import ImageRenditionField
 from wagtail.models import Page, PageManager, PageQuerySet
 from wagtail.search import index
+from wagtail.search.tasks import insert_or_update_object_task
 
 from home.models import SOCIAL_IMAGE_SPEC, BasePage
 from home.public_pages import exclude_private
@@ -387,11 +388,17 @@ class ArticlePage(BasePage):
 
     search_fields = [
         *Page.search_fields,
-        index.SearchField("summary", boost=2),
+        index.SearchField("summary", boost=1.5),  # below the title (boost 2 on Page)
         index.SearchField("body"),
-        index.RelatedFields("topics", [index.SearchField("title")]),
+        # Topic names as one text field, not RelatedFields("topics", [SearchField("title")]):
+        # SQLite's index files every field named "title" as the page title, which would give
+        # topic names the title's weight.
+        index.SearchField("topic_names"),
         index.RelatedFields("authors", [index.SearchField("name")]),
         index.FilterField("date_published"),
+        # The site search filters on these (unexpired, by topic); backends refuse unindexed filters.
+        index.FilterField("expire_at"),
+        index.FilterField("topics"),
     ]
 
     parent_page_types = ["blog.BlogIndexPage"]
@@ -432,7 +439,16 @@ class ArticlePage(BasePage):
         # first_published_at just before saving the published revision).
         if self.live and self.date_published is None:
             self.date_published = self.first_published_at or timezone.now()
-        return super().save(*args, **kwargs)
+        result = super().save(*args, **kwargs)
+        # The search index is updated on post_save, which modelcluster sends before it writes
+        # topics and authors: index the article again now that they are saved, or a newly
+        # added topic or author would be missing from the index until the next save.
+        insert_or_update_object_task.enqueue(self._meta.app_label, self._meta.model_name, str(self.pk))
+        return result
+
+    def topic_names(self) -> str:
+        """The names of the article's topics, space-separated (indexed for search)."""
+        return " ".join(topic.title for topic in self.topics.all())
 
     @property
     def preview_modes(self):

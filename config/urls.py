@@ -25,6 +25,7 @@ urlpatterns = [
     path("sitemap.xml", sitemap, {"sitemaps": {"pages": LivePageSitemap}}, name="sitemap"),
     path("robots.txt", home_views.robots_txt, name="robots_txt"),
     path("api/v2/", api_router.urls),
+    path("search/autocomplete/", search_views.autocomplete, name="search_autocomplete"),
 ]
 
 if settings.DEBUG:

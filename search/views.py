@@ -1,58 +1,220 @@
-"""Site search at ``/search/?query=...`` over live, public articles and topic pages."""
+"""Site search at ``/search/`` and title autocomplete at ``/search/autocomplete/``.
+
+Both run on Wagtail's search backend (``WAGTAILSEARCH_BACKENDS``: the database backend, i.e.
+PostgreSQL full-text search or SQLite FTS5), through the ``search_fields`` declared on
+``ArticlePage`` and ``TopicPage``; moving to Elasticsearch/OpenSearch is a settings change.
+"""
 
 import re
 
-from django.core.paginator import EmptyPage, Paginator
-from django.http import Http404
+from django.db.models import F, prefetch_related_objects
+from django.http import JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
 
+from wagtail.contrib.search_promotions.models import Query, SearchPromotion
 from wagtail.models import Page
+from wagtail.search.utils import normalise_query_string
 
-from blog.models import prefetch_cards
+from blog.models import ArticlePage, TopicPage, paginate_listing
+
+from .highlight import excerpt, highlight, query_terms
+from .models import ZeroResultQuery
+from .suggestions import suggest
 
 # Longer queries are cut to this many characters: no real query needs more, and the database
 # full-text parsers' cost grows with the query's length.
 MAX_QUERY_LENGTH = 200
-RESULTS_PER_PAGE = 12
-# ASCII digits only: str.isdigit() also accepts "²" and "٢", which int() then rejects.
-PAGE_NUMBER = re.compile(r"^[1-9][0-9]{0,5}$", re.ASCII)
+# Autocomplete: at most this many titles, for at most this many typed characters.
+AUTOCOMPLETE_LIMIT = 8
+AUTOCOMPLETE_MAX_LENGTH = 60
+
+SORT_RELEVANCE = "relevance"
+SORT_NEWEST = "newest"
+SORTS = {SORT_RELEVANCE: "Relevance", SORT_NEWEST: "Newest"}
 
 # Full-text parsers (SQLite FTS5, PostgreSQL tsquery) give their own meaning to punctuation and
 # fail on some of it (an unbalanced quote is a syntax error in FTS5), so only word characters,
 # spaces, hyphens, apostrophes and dots reach the backend.
 _UNSAFE_QUERY_CHARS = re.compile(r"[^\w\s'.-]+")
+_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
 
 
-def clean_query(raw: str) -> str:
+def clean_query(raw: str, max_length: int = MAX_QUERY_LENGTH) -> str:
     """The text to search for: NUL bytes and operator punctuation removed, spaces collapsed,
-    cut to MAX_QUERY_LENGTH characters. May return "" (then nothing is searched)."""
-    text = _UNSAFE_QUERY_CHARS.sub(" ", raw.replace("\x00", ""))[:MAX_QUERY_LENGTH]
+    cut to ``max_length`` characters. May return "" (then nothing is searched)."""
+    text = _UNSAFE_QUERY_CHARS.sub(" ", raw.replace("\x00", ""))[:max_length]
     return " ".join(text.split())
 
 
-def search(request):
-    """Render search results.
+def searchable_articles():
+    """Articles readers may find: live, public and not past their expiry time.
 
-    Query parameters: ``query`` (text, cleaned by ``clean_query``),
-    ``page`` (positive integer; anything else or past the end gives 404).
+    ``live`` alone is not enough: an expired page stays live until ``publish_scheduled``
+    next runs.
     """
-    query = clean_query(request.GET.get("query", ""))
-    raw_page = request.GET.get("page", "1")
-    if not PAGE_NUMBER.match(raw_page):
-        raise Http404("No such page of results.")
+    return ArticlePage.objects.live().public().exclude(expire_at__lte=timezone.now())
 
-    results = None
+
+def searchable_topics():
+    """Topic pages readers may find: live and public."""
+    return TopicPage.objects.live().public()
+
+
+def _article_excerpt(article, terms: list[str]):
+    """The highlighted body excerpt of ``article`` (text of every block, code included)."""
+    texts = []
+    for block in article.body:
+        texts.extend(block.block.get_searchable_content(block.value))
+    return excerpt(" ".join(texts), terms)
+
+
+def _promotions(query: str) -> list:
+    """Editors' picks for ``query`` (Wagtail search promotions): external links, and pages
+    readers can see (live, public, unexpired). Looked up without creating a ``Query`` row."""
+    picks = list(
+        SearchPromotion.objects.filter(query__query_string=normalise_query_string(query)).order_by("sort_order")
+    )
+    page_ids = [pick.page_id for pick in picks if pick.page_id]
+    visible = (
+        Page.objects.live().public().exclude(expire_at__lte=timezone.now()).filter(pk__in=page_ids).specific()
+    ).in_bulk()
+    return [
+        {"title": pick.title, "url": pick.external_link_url, "description": pick.description, "page": None}
+        if not pick.page_id
+        else {"title": visible[pick.page_id].title, "description": pick.description, "page": visible[pick.page_id]}
+        for pick in picks
+        if not pick.page_id or pick.page_id in visible
+    ]
+
+
+def _log_query(query: str, found: int) -> None:
+    """Count a hit for ``query`` in Wagtail's query log; remember it if it found nothing."""
+    logged = Query.get(query)
+    logged.add_hit()
+    if found == 0:
+        ZeroResultQuery.record(logged)
+
+
+def search(request):
+    """Render search results for ``/search/?query=...&topic=<slug>&sort=newest&page=2``.
+
+    Parameters (every one hostile; repeated parameters: the last value counts; unknown
+    parameters are ignored):
+
+    - ``query``: text, cleaned by ``clean_query`` (punctuation and NUL removed, cut to
+      MAX_QUERY_LENGTH characters). Empty after cleaning: the search form and the topics show.
+    - ``topic``: a live topic page's slug. Anything else is ignored with a message on the
+      page ("showing all topics") rather than a 404, so an old link still finds results.
+    - ``sort``: ``relevance`` (default) or ``newest``; anything else is ignored with a message.
+    - ``page``: a positive integer naming an existing page of results; anything else (``abc``,
+      ``0``, ``-1``, past the end) gives a 404, as on the blog's listings.
+
+    Page 1 of each search is logged in Wagtail's search-terms report (``Query.add_hit``), and
+    searches finding nothing are also kept in ``ZeroResultQuery``.
+    """
+    raw_query = request.GET.get("query", "")
+    query = clean_query(raw_query)
+    notices = []
+    if len(raw_query) > MAX_QUERY_LENGTH:
+        notices.append(f"Your search was cut to its first {MAX_QUERY_LENGTH} characters.")
+
+    topics = list(searchable_topics().order_by("title"))
+    topic = None
+    raw_topic = request.GET.get("topic", "")
+    if raw_topic:
+        if _SLUG.match(raw_topic):
+            topic = next((candidate for candidate in topics if candidate.slug == raw_topic), None)
+        if topic is None:
+            notices.append("That topic does not exist; showing results from all topics.")
+
+    sort = request.GET.get("sort", SORT_RELEVANCE)
+    if sort not in SORTS:
+        notices.append("Unknown sort order; showing the most relevant results first.")
+        sort = SORT_RELEVANCE
+
+    context = {
+        "search_query": query,
+        "topics": topics,
+        "topic": topic,
+        "sort": sort,
+        "sorts": SORTS,
+        "notices": notices,
+    }
+    if not query:
+        # Nothing to search for; still validate the page number, so bad values never pass.
+        paginate_listing(request, [])
+        return render(request, "search/search.html", context)
+
+    articles = searchable_articles()
+    if sort == SORT_NEWEST:
+        matches = articles.order_by(F("date_published").desc(nulls_last=True), "-id").search(
+            query, order_by_relevance=False
+        )
+    else:
+        matches = articles.search(query)
+    all_topics_matches = matches
+    if topic is not None:
+        filtered = articles.filter(pk__in=topic.articles.values("pk"))
+        if sort == SORT_NEWEST:
+            filtered = filtered.order_by(F("date_published").desc(nulls_last=True), "-id")
+        matches = filtered.search(query, order_by_relevance=sort == SORT_RELEVANCE)
+
+    results = paginate_listing(request, matches)
+    total = results.paginator.count
+    # Each of these is a full-text search of its own: skip those that cannot find anything.
+    # Counts per topic are for the whole query, whichever topic is chosen.
+    topic_counts = all_topics_matches.facet("topics") if total or topic is not None else {}
+    terms = query_terms(query)
+    articles_on_page = list(results.object_list) if total else []
+    # What each card shows, in one query per relation instead of a few per card.
+    prefetch_related_objects(articles_on_page, "topics", "authors", "image__renditions")
+    hits = [
+        {
+            "article": article,
+            "title": highlight(article.title, terms),
+            "summary": highlight(article.summary, terms),
+            "excerpt": _article_excerpt(article, terms),
+        }
+        for article in articles_on_page
+    ]
+    matching_topics = list(searchable_topics().search(query)[:5]) if results.number == 1 and topic is None else []
+    if results.number == 1:
+        _log_query(query, total + len(matching_topics))
+
+    context.update(
+        {
+            "results": results,
+            "hits": hits,
+            "total": total,
+            "matching_topics": matching_topics,
+            "topic_facets": [
+                {"topic": candidate, "count": topic_counts.get(candidate.pk, 0)}
+                for candidate in topics
+                if topic_counts.get(candidate.pk)
+            ],
+            "promotions": _promotions(query) if results.number == 1 else [],
+            "suggestions": suggest(query) if total == 0 else [],
+        }
+    )
+    return render(request, "search/search.html", context)
+
+
+@require_GET
+def autocomplete(request):
+    """Titles of live, public, unexpired articles with words starting as typed, as JSON.
+
+    ``GET /search/autocomplete/?q=<text>`` returns
+    ``{"query": str, "results": [{"title": str, "url": str}, ...]}``, at most
+    AUTOCOMPLETE_LIMIT results; ``q`` is cleaned like a search and cut to
+    AUTOCOMPLETE_MAX_LENGTH characters; an empty ``q`` gives no results. Never logged.
+    """
+    query = clean_query(request.GET.get("q", ""), max_length=AUTOCOMPLETE_MAX_LENGTH)
+    results = []
     if query:
-        # search() on the specific live, public pages; Wagtail's search backend does the ranking.
-        pages = Page.objects.live().public().specific()
-        paginator = Paginator(pages.search(query), RESULTS_PER_PAGE)
-        try:
-            results = paginator.page(int(raw_page))
-        except EmptyPage as error:
-            if int(raw_page) != 1:
-                raise Http404("No such page of results.") from error
-            results = paginator.page(1)
-        # Cards' topics, authors and images in one query each for the whole page of results.
-        results.object_list = prefetch_cards(results.object_list)
-
-    return render(request, "search/search.html", {"search_query": query, "search_results": results})
+        for page in searchable_articles().autocomplete(query)[:AUTOCOMPLETE_LIMIT]:
+            results.append({"title": page.title, "url": page.get_url(request)})
+    response = JsonResponse({"query": query, "results": results})
+    response["Cache-Control"] = "public, max-age=60"
+    return response

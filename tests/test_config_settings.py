@@ -99,7 +99,7 @@ def test_media_goes_to_object_storage_when_a_bucket_is_set():
 
 
 def test_search_backend_is_chosen_by_search_url():
-    assert settings_value("dev.WAGTAILSEARCH_BACKENDS['default']['BACKEND']") == "wagtail.search.backends.database"
+    assert settings_value("dev.WAGTAILSEARCH_BACKENDS['default']['BACKEND']") == "search.backends"
     expression = "dev.WAGTAILSEARCH_BACKENDS['default']['BACKEND'], dev.WAGTAILSEARCH_BACKENDS['default']['URLS']"
     assert settings_value(expression, SEARCH_URL="http://search:9200", SEARCH_BACKEND="opensearch2") == (
         "wagtail.search.backends.opensearch2 ['http://search:9200']"

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "wagtail.contrib.sitemaps",
     "wagtail.api.v2",
     "wagtail.contrib.forms",
+    "wagtail.contrib.search_promotions",
     "wagtail_modeladmin",
     "django_tasks",
     "django_tasks_db",
@@ -296,6 +297,8 @@ WAGTAILAPI_LIMIT_MAX = 20
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 # Requires alt text (the description) and rejects images too small for card and social crops.
 WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_forms.SiteImageForm"
+# Days of per-day query counts that `searchpromotions_garbage_collect` keeps.
+WAGTAILSEARCH_HITS_MAX_AGE = 90
 WAGTAILDOCS_EXTENSIONS = ["csv", "docx", "key", "odt", "pdf", "pptx", "rtf", "txt", "xlsx", "zip"]
 WAGTAILDOCS_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
 # Documents go through Wagtail's serve view (privacy checks, CSP "default-src 'none'",
@@ -354,7 +357,9 @@ def search_backends() -> dict:
     opensearch2/3) SEARCH_INDEX=cedana. Page models' search_fields serve every backend."""
     url = os.environ.get("SEARCH_URL")
     if not url:
-        return {"default": {"BACKEND": "wagtail.search.backends.database"}}
+        # Wagtail's database backend (search/backends.py adds ranking fixes for SQLite). PostgreSQL
+        # uses English stemming ("checkpointing" finds "checkpoints"); SQLite ignores it.
+        return {"default": {"BACKEND": "search.backends", "SEARCH_CONFIG": "english"}}
     engine = os.environ.get("SEARCH_BACKEND", "elasticsearch8")
     allowed = {"elasticsearch7", "elasticsearch8", "elasticsearch9", "opensearch2", "opensearch3"}
     if engine not in allowed:

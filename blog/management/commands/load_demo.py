@@ -217,6 +217,8 @@ class Command(BaseCommand):
     def ensure_image(self, title: str, description: str, seed: str, size: tuple[int, int]):
         """A library image drawn by ``render_png``; reused while its pixels and text match."""
         image_model = get_image_model()
+        # Cut texts to their columns' sizes (PostgreSQL refuses longer values; SQLite does not check).
+        title = Truncator(title).chars(image_model._meta.get_field("title").max_length)
         png = render_png(description, seed=seed, size=size)
         existing = image_model.objects.filter(title=title).first()
         digest = hashlib.sha1(png, usedforsecurity=False).hexdigest()

@@ -1,0 +1,81 @@
+"""Excerpts around the matched words of a search, with the matches wrapped in ``<mark>``.
+
+Wagtail's database search backends return ranked objects only: unlike Elasticsearch/OpenSearch
+they expose no highlighting (PostgreSQL's ``ts_headline`` is not reachable through Wagtail's
+API, and SQLite FTS5's ``highlight()`` works on the index table, not on our fields). So the
+excerpt is cut here, in Python, from text the page already holds. It runs on the dozen results
+of one page only.
+"""
+
+import re
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+# Words shorter than this are not highlighted ("a", "of"): they match everywhere.
+MIN_TERM_LENGTH = 2
+# At most this many distinct words of a query are highlighted (a query is capped, but not short).
+MAX_TERMS = 10
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of ``query`` worth highlighting: lowercased, unique, in order, at most MAX_TERMS.
+
+    A word is a run of letters and digits (``\\w``); punctuation separates words.
+    """
+    terms: list[str] = []
+    for word in re.findall(r"\w+", query.lower()):
+        if len(word) >= MIN_TERM_LENGTH and word not in terms:
+            terms.append(word)
+    return terms[:MAX_TERMS]
+
+
+def _terms_pattern(terms: list[str]) -> re.Pattern | None:
+    if not terms:
+        return None
+    # A term matches at the start of a word and takes the rest of the word, so "checkpoint"
+    # marks "checkpointing" and "checkpoints" (close to what PostgreSQL's stemming matched).
+    # Longest first, so "gpus" wins over "gpu" at the same place.
+    alternatives = "|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})\w*", re.IGNORECASE)
+
+
+def highlight(text: str, terms: list[str]) -> SafeString:
+    """``text`` HTML-escaped, with every word starting with one of ``terms`` wrapped in ``<mark>``."""
+    pattern = _terms_pattern(terms)
+    if pattern is None:
+        return mark_safe(escape(text))  # noqa: S308 - escaped just now
+    parts: list[str] = []
+    position = 0
+    for match in pattern.finditer(text):
+        parts.append(escape(text[position : match.start()]))
+        parts.append(f"<mark>{escape(match.group())}</mark>")
+        position = match.end()
+    parts.append(escape(text[position:]))
+    return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped above
+
+
+def excerpt(text: str, terms: list[str], length: int = 220) -> SafeString:
+    """About ``length`` characters of ``text`` around the first match of ``terms``, highlighted.
+
+    The window starts a third of its length before the first match, is cut at spaces and
+    gets "…" where text was left out. Returns "" when no term occurs in ``text`` (the caller
+    then shows no excerpt: the match was in a field shown elsewhere, e.g. the title).
+    """
+    pattern = _terms_pattern(terms)
+    text = " ".join(text.split())
+    match = pattern.search(text) if pattern else None
+    if match is None:
+        return mark_safe("")
+    start = max(0, match.start() - length // 3)
+    end = min(len(text), start + length)
+    if start > 0:
+        # Cut at a word boundary, so the excerpt never begins mid-word.
+        space = text.find(" ", start, match.start())
+        start = space + 1 if space != -1 else start
+    if end < len(text):
+        space = text.rfind(" ", match.end(), end)
+        end = space if space != -1 else end
+    prefix = "… " if start > 0 else ""
+    suffix = " …" if end < len(text) else ""
+    return mark_safe(prefix + highlight(text[start:end], terms) + suffix)  # noqa: S308 - highlight() escapes

@@ -1,0 +1,105 @@
+"""The title-weighted SQLite FTS5 backend (see ``search.backends``). Imported only on SQLite:
+the FTS index model exists only there."""
+
+from django.db.models import FloatField, Func, TextField
+from django.db.models.functions import Cast
+
+from wagtail.search.backends.database.sqlite.query import BM25, MatchExpression, normalize
+from wagtail.search.backends.database.sqlite.sqlite import (
+    SQLiteAutocompleteQueryCompiler,
+    SQLiteFTSIndexEntry,
+    SQLiteSearchBackend,
+    SQLiteSearchQueryCompiler,
+    SQLiteSearchResults,
+)
+from wagtail.search.query import MatchAll, Not
+from wagtail.search.utils import get_descendants_content_types_pks
+
+# bm25() column weights, in the FTS5 table's column order (autocomplete, body, title): a title
+# match counts ten times a body match, the autocomplete column (a copy of the title) not at all.
+SQLITE_COLUMN_WEIGHTS = (0.0, 1.0, 10.0)
+
+
+class WeightedBM25(Func):
+    """``bm25(<fts table>, w_autocomplete, w_body, w_title)``: lower (more negative) is better."""
+
+    output_field = FloatField()
+
+    def as_sql(self, compiler, connection, **extra_context):
+        weights = ", ".join(str(float(weight)) for weight in SQLITE_COLUMN_WEIGHTS)
+        return f"bm25({SQLiteFTSIndexEntry._meta.db_table}, {weights})", []
+
+
+class RankedIdsMixin:
+    """Ranking inside the FTS query, for a query compiler (see ``ranked_ids``)."""
+
+    def ranked_ids(self, config, start, stop) -> list | None:
+        """Primary keys of the matches from ``start`` to ``stop``, best first, in one FTS query.
+
+        Wagtail orders by a correlated subquery that runs the FTS match once per matching row
+        (1.6 s for a common word over 1,000 articles); ranking inside the FTS query and then
+        fetching the few objects of one page is linear. None for queries this does not cover
+        (match-all and negated queries), which then take Wagtail's path.
+        """
+        query = normalize(self.query)
+        if isinstance(query, (MatchAll, Not)):
+            return None
+        match = MatchExpression(self.fields or self.FTS_TABLE_FIELDS, self.build_search_query(query, config=config))
+        allowed = self.queryset.order_by().annotate(_pk_text=Cast("pk", TextField())).values("_pk_text")
+        ranked = (
+            SQLiteFTSIndexEntry.objects.filter(match)
+            .filter(index_entry__content_type__in=get_descendants_content_types_pks(self.queryset.model))
+            .filter(index_entry__object_id__in=allowed)
+            .annotate(score=self._build_rank_expression(self.get_search_vectors(), config))
+            .order_by("score", "-index_entry_id")
+            .values_list("index_entry__object_id", flat=True)
+        )
+        to_pk = self.queryset.model._meta.pk.to_python
+        return [to_pk(object_id) for object_id in ranked[start:stop]]
+
+
+class TitleWeightedSQLiteQueryCompiler(RankedIdsMixin, SQLiteSearchQueryCompiler):
+    def _build_rank_expression(self, vectors, config):
+        # One weighted bm25() for the whole query replaces Wagtail's sum of unweighted ones.
+        return WeightedBM25()
+
+
+class RankedSQLiteAutocompleteQueryCompiler(RankedIdsMixin, SQLiteAutocompleteQueryCompiler):
+    def _build_rank_expression(self, vectors, config):
+        return BM25()
+
+
+class TitleWeightedSQLiteSearchResults(SQLiteSearchResults):
+    def _do_search(self):
+        compiler = self.query_compiler
+        if not (isinstance(compiler, RankedIdsMixin) and compiler.order_by_relevance and self._score_field is None):
+            return super()._do_search()
+        ids = compiler.ranked_ids(compiler.get_config(self.backend), self.start, self.stop)
+        if ids is None:
+            return super()._do_search()
+        objects = {obj.pk: obj for obj in compiler.queryset.filter(pk__in=ids)}
+        return [objects[pk] for pk in ids if pk in objects]
+
+    def _do_count(self):
+        # Counting needs no ranking: Wagtail's queryset without the score annotation.
+        compiler = self.query_compiler
+        relevance, compiler.order_by_relevance = compiler.order_by_relevance, False
+        try:
+            return compiler.search(compiler.get_config(self.backend), None, None).count()
+        finally:
+            compiler.order_by_relevance = relevance
+
+    def facet(self, field_name):
+        # Counts per value need no ranking either.
+        compiler = self.query_compiler
+        relevance, compiler.order_by_relevance = compiler.order_by_relevance, False
+        try:
+            return super().facet(field_name)
+        finally:
+            compiler.order_by_relevance = relevance
+
+
+class TitleWeightedSQLiteSearchBackend(SQLiteSearchBackend):
+    query_compiler_class = TitleWeightedSQLiteQueryCompiler
+    autocomplete_query_compiler_class = RankedSQLiteAutocompleteQueryCompiler
+    results_class = TitleWeightedSQLiteSearchResults

@@ -1,0 +1,49 @@
+"""The search highlighter: escapes everything, marks the matched words, cuts a tidy excerpt."""
+
+from search.highlight import MAX_TERMS, excerpt, highlight, query_terms
+
+
+def test_query_terms_are_lowercased_unique_words_without_short_ones():
+    assert query_terms("GPU gpu a Cost-per-token (cost)") == ["gpu", "cost", "per", "token"]
+    assert len(query_terms(" ".join(f"word{n}" for n in range(50)))) == MAX_TERMS
+    assert query_terms("") == []
+
+
+def test_highlight_marks_whole_words_starting_with_a_term_case_insensitively():
+    assert highlight("Checkpointing GPUs: a checkpoint", ["checkpoint"]) == (
+        "<mark>Checkpointing</mark> GPUs: a <mark>checkpoint</mark>"
+    )
+    # Inside a word is not a match.
+    assert highlight("rebalancing", ["balancing"]) == "rebalancing"
+
+
+def test_highlight_escapes_the_text_and_the_matches():
+    html = highlight('<script>alert("x")</script> & <b>gpu</b>', ["gpu", "script"])
+    assert "<script>" not in html and "<b>" not in html
+    assert "&lt;<mark>script</mark>&gt;" in html
+    assert "&amp; &lt;b&gt;<mark>gpu</mark>&lt;/b&gt;" in html
+
+
+def test_highlight_treats_terms_as_text_not_patterns():
+    assert highlight("a.b a+b", ["a.b"]) == "<mark>a.b</mark> a+b"
+    assert highlight("nothing", []) == "nothing"
+
+
+def test_excerpt_is_a_window_around_the_first_match_cut_at_spaces():
+    text = " ".join(["lorem"] * 100) + " the tapir sleeps " + " ".join(["ipsum"] * 100)
+    cut = excerpt(text, ["tapir"], length=120)
+    assert cut.startswith("… lorem") and cut.endswith("ipsum …")
+    assert "the <mark>tapir</mark> sleeps" in cut
+    assert len(cut) < 120 + 30
+
+
+def test_excerpt_at_the_start_has_no_leading_ellipsis_and_no_match_gives_nothing():
+    assert excerpt("Tapir at the start.", ["tapir"]) == "<mark>Tapir</mark> at the start."
+    assert excerpt("No match here.", ["tapir"]) == ""
+    assert excerpt("Anything", []) == ""
+
+
+def test_excerpt_escapes_html_in_the_source_text():
+    assert excerpt("x <img src=x onerror=alert(1)> tapir", ["tapir"]) == (
+        "x &lt;img src=x onerror=alert(1)&gt; <mark>tapir</mark>"
+    )

@@ -1,0 +1,73 @@
+"""The search index follows publishing: publish, unpublish, scheduled publish, expiry, update_index."""
+
+import io
+from datetime import timedelta
+
+from django.core.management import call_command
+from django.utils import timezone
+
+import pytest
+import time_machine
+
+from .factories import ArticlePageFactory, TopicPageFactory
+from .test_search_results import result_titles
+
+pytestmark = pytest.mark.django_db
+
+
+def titles_for(client, query):
+    return result_titles(client.get("/search/", {"query": query}).content.decode())
+
+
+def test_publish_and_unpublish_update_the_results(client, demo):
+    article = ArticlePageFactory(parent=demo.blog, title="Quetzal report", live=False)
+    assert titles_for(client, "quetzal") == []
+    article.save_revision().publish()
+    assert titles_for(client, "quetzal") == ["Quetzal report"]
+    article.refresh_from_db()
+    article.unpublish()
+    assert titles_for(client, "quetzal") == []
+
+
+def test_a_changed_title_is_searchable_after_publishing(client, demo):
+    article = ArticlePageFactory(parent=demo.blog, title="Old name")
+    article.title = "Quetzal report"
+    article.save_revision().publish()
+    assert titles_for(client, "quetzal") == ["Quetzal report"]
+
+
+def test_a_topic_added_on_publish_is_indexed_at_once(client, demo):
+    topic = TopicPageFactory(parent=demo.blog, title="Ornithology")
+    article = ArticlePageFactory(parent=demo.blog, title="Quetzal report")
+    article.topics.add(topic)
+    article.save_revision().publish()
+    assert titles_for(client, "ornithology") == ["Quetzal report"]
+
+
+def test_scheduled_publish_and_expiry(client, demo):
+    article = ArticlePageFactory(parent=demo.blog, title="Quetzal report", live=False)
+    go_live = timezone.now() + timedelta(hours=1)
+    article.go_live_at = go_live
+    article.save_revision().publish()  # with go_live_at in the future this schedules it
+    assert titles_for(client, "quetzal") == []
+    with time_machine.travel(go_live + timedelta(minutes=1), tick=False):
+        call_command("publish_scheduled", stdout=io.StringIO())
+        assert titles_for(client, "quetzal") == ["Quetzal report"]
+        article.refresh_from_db()
+        article.expire_at = timezone.now() + timedelta(hours=2)
+        article.save_revision().publish()
+        assert titles_for(client, "quetzal") == ["Quetzal report"]
+    with time_machine.travel(go_live + timedelta(hours=4), tick=False):
+        # Expired but not yet unpublished by the scheduler: already out of the results.
+        assert titles_for(client, "quetzal") == []
+        call_command("publish_scheduled", stdout=io.StringIO())
+        article.refresh_from_db()
+        assert article.expired and not article.live
+        assert titles_for(client, "quetzal") == []
+
+
+def test_update_index_rebuilds_the_index(client, demo):
+    ArticlePageFactory(parent=demo.blog, title="Quetzal report")
+    call_command("update_index", stdout=io.StringIO(), stderr=io.StringIO())
+    assert titles_for(client, "quetzal") == ["Quetzal report"]
+    assert "20 articles" in client.get("/search/", {"query": "gpu"}).content.decode()

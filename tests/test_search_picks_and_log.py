@@ -1,0 +1,88 @@
+"""Editors' picks, the no-results page, and the query log visible in the admin."""
+
+from django.utils import timezone
+
+from wagtail.contrib.search_promotions.models import Query, QueryDailyHits, SearchPromotion
+from wagtail.models import PageViewRestriction
+
+import pytest
+
+from search.models import ZeroResultQuery
+
+from .factories import ArticlePageFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_editors_picks_come_first_for_their_query(client, demo):
+    pick = demo.articles[-1]
+    query = Query.get("Ridge Point")
+    SearchPromotion.objects.create(query=query, page=pick, description="Start here.", sort_order=0)
+    SearchPromotion.objects.create(
+        query=query, external_link_url="https://example.com/guide", external_link_text="The guide", sort_order=1
+    )
+    html = client.get("/search/", {"query": "ridge point"}).content.decode()
+    picks = html.split('class="search-picks"', 1)[1].split("</section>", 1)[0]
+    assert picks.index(pick.title) < picks.index("The guide")
+    assert "Start here." in picks and 'href="https://example.com/guide"' in picks
+    assert html.index("Editors’ picks") < html.index('class="card-grid"')
+
+
+def test_editors_picks_hide_pages_readers_cannot_see(client, demo):
+    draft = ArticlePageFactory(parent=demo.blog, title="Hidden pick", live=False)
+    private = ArticlePageFactory(parent=demo.blog, title="Private pick")
+    PageViewRestriction.objects.create(page=private, restriction_type="password", password="secret")
+    query = Query.get("gpu")
+    SearchPromotion.objects.create(query=query, page=draft, sort_order=0)
+    SearchPromotion.objects.create(query=query, page=private, sort_order=1)
+    html = client.get("/search/", {"query": "gpu"}).content.decode()
+    assert "Hidden pick" not in html and "Private pick" not in html
+    assert "Editors’ picks" not in html
+
+
+def test_no_results_page_shows_the_query_topics_suggestion_and_picks(client, demo):
+    SearchPromotion.objects.create(query=Query.get("cheskpoint"), page=demo.articles[0], sort_order=0)
+    html = client.get("/search/", {"query": "cheskpoint"}).content.decode()
+    assert "No articles match “cheskpoint”" in html
+    assert 'Did you mean <a href="?query=checkpoint">checkpoint</a>?' in html or "checkpointing" in html
+    for topic in demo.topics.values():
+        assert f'href="/blog/{topic.slug}/"' in html
+    assert demo.articles[0].title in html.split('class="search-picks"', 1)[1]
+
+
+def test_searches_are_counted_in_wagtails_query_log(client, demo):
+    client.get("/search/", {"query": "GPU  Costs"})
+    client.get("/search/", {"query": "gpu costs"})
+    client.get("/search/", {"query": "gpu costs", "page": "2"})  # paging is not a new search
+    client.get("/search/", {"query": ""})
+    query = Query.objects.get(query_string="gpu costs")
+    assert QueryDailyHits.objects.get(query=query, date=timezone.now().date()).hits == 2
+    assert Query.objects.count() == 1
+
+
+def test_searches_finding_nothing_are_recorded(client, demo):
+    client.get("/search/", {"query": "zzyzx"})
+    client.get("/search/", {"query": "ZZYZX"})
+    client.get("/search/", {"query": "gpu"})
+    recorded = ZeroResultQuery.objects.select_related("query").get()
+    assert recorded.query.query_string == "zzyzx"
+    assert recorded.hits == 2
+
+
+def test_admin_reports_show_popular_and_zero_result_queries(admin_client, client, demo):
+    client.get("/search/", {"query": "gpu"})
+    client.get("/search/", {"query": "zzyzx"})
+    popular = admin_client.get("/admin/searchpicks/reports/search-terms/").content.decode()
+    assert "gpu" in popular and "zzyzx" in popular
+    zero = admin_client.get("/admin/reports/searches-with-no-results/")
+    assert zero.status_code == 200
+    html = zero.content.decode()
+    assert "zzyzx" in html and ">gpu<" not in html
+    menu = admin_client.get("/admin/").content.decode()
+    assert "Searches with no results" in menu
+
+
+def test_zero_result_report_is_for_superusers_only(client, demo, django_user_model):
+    user = django_user_model.objects.create_user("editor", password="x" * 12, is_staff=True)
+    client.force_login(user)
+    assert client.get("/admin/reports/searches-with-no-results/").status_code in {302, 403}

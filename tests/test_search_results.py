@@ -1,0 +1,153 @@
+"""Site search results: what is searched, what is left out, ranking, topic filter, sort, paging."""
+
+import re
+from datetime import timedelta
+
+from django.db import connection
+from django.utils import timezone
+
+from wagtail.models import PageViewRestriction
+
+import pytest
+
+from .factories import ArticlePageFactory, AuthorFactory, TopicPageFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def result_titles(html: str) -> list[str]:
+    """The titles of the result cards, with the highlighting tags removed."""
+    titles = re.findall(r'<h2 class="card__title"><a href="[^"]+">(.*?)</a></h2>', html)
+    return [re.sub(r"</?mark>", "", title) for title in titles]
+
+
+def search(client, **params):
+    response = client.get("/search/", params)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_title_word_finds_the_article(client, demo):
+    html = search(client, query="ridge point")
+    assert "The two ceilings: why the ridge point is the GPU number that matters" in result_titles(html)
+
+
+@pytest.mark.parametrize(
+    ("field", "word"),
+    [("summary", "quokkasummary"), ("paragraph", "quokkaparagraph"), ("code", "quokka_code_fn")],
+)
+def test_summary_and_body_text_including_code_are_searched(client, demo, field, word):
+    body = [
+        {"type": "paragraph", "value": "<p>Plain words about quokkaparagraph here.</p>"},
+        {
+            "type": "code",
+            "value": {"language": "python", "filename": "", "source": "def quokka_code_fn():\n    pass\n"},
+        },
+    ]
+    ArticlePageFactory(
+        parent=demo.blog, title="Marsupial notes", summary="All about quokkasummary.", body=body, topics=[]
+    )
+    assert result_titles(search(client, query=word)) == ["Marsupial notes"]
+
+
+def test_topic_names_and_author_names_are_searched(client, demo):
+    topic = TopicPageFactory(parent=demo.blog, title="Wombatology")
+    author = AuthorFactory(name="Philippa Numbat")
+    ArticlePageFactory(parent=demo.blog, title="Burrow engineering", topics=[topic], authors=[author])
+    assert "Burrow engineering" in result_titles(search(client, query="wombatology"))
+    assert "Burrow engineering" in result_titles(search(client, query="numbat"))
+
+
+def test_topic_pages_match_too(client, demo):
+    html = search(client, query="inference performance")
+    assert re.search(r'class="search-topics">Topics: <a href="/blog/inference-performance/">', html)
+
+
+def test_a_title_match_ranks_above_a_body_only_match(client, demo):
+    body_only = [{"type": "paragraph", "value": "<p>" + "Somewhere we mention the axolotl once. " * 3 + "</p>"}]
+    ArticlePageFactory(parent=demo.blog, title="Notes from the field", body=body_only)
+    ArticlePageFactory(parent=demo.blog, title="Axolotl regeneration")
+    assert result_titles(search(client, query="axolotl")) == ["Axolotl regeneration", "Notes from the field"]
+
+
+def test_drafts_private_expired_and_unpublished_articles_never_appear(client, demo):
+    ArticlePageFactory(parent=demo.blog, title="Okapi live")
+    ArticlePageFactory(parent=demo.blog, title="Okapi draft", live=False)
+    ArticlePageFactory(parent=demo.blog, title="Okapi expired", expire_at=timezone.now() - timedelta(minutes=1))
+    private = ArticlePageFactory(parent=demo.blog, title="Okapi private")
+    PageViewRestriction.objects.create(page=private, restriction_type="password", password="secret")
+    unpublished = ArticlePageFactory(parent=demo.blog, title="Okapi unpublished")
+    unpublished.unpublish()
+    html = search(client, query="okapi")
+    assert result_titles(html) == ["Okapi live"]
+    assert "1 article" in html
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite FTS5 has no stemming (see README)")
+def test_postgresql_stems_english_words(client, demo):
+    titles = result_titles(search(client, query="checkpoints"))
+    assert "How much utilization improvement do you need to break even on GPU checkpointing?" in titles
+
+
+def test_topic_filter_counts_per_topic_and_links_keep_the_query(client, demo):
+    html = search(client, query="gpu")
+    facets = dict(
+        re.findall(
+            r"topic=([\w-]+)&amp;sort=relevance\"[^>]*>[^<]+<span class=\"search-facets__count\">\((\d+)\)", html
+        )
+    )
+    assert set(facets) == {"engineering", "gpu-costs", "inference-performance"}
+    assert sum(int(count) for count in facets.values()) >= 20
+    filtered = search(client, query="gpu", topic="gpu-costs")
+    gpu_costs = demo.topics["gpu-costs"]
+    expected = {a.title for a in demo.articles if gpu_costs in a.topics.all()}
+    assert f"{facets['gpu-costs']} articles in GPU costs" in filtered
+    assert set(result_titles(filtered)) <= expected
+    assert len(expected) == int(facets["gpu-costs"])
+
+
+def test_sort_newest_orders_by_publication_date(client, demo):
+    old = ArticlePageFactory(
+        parent=demo.blog, title="Pangolin history", date_published=timezone.now() - timedelta(days=900)
+    )
+    ArticlePageFactory(
+        parent=demo.blog,
+        title="Recent notes",
+        date_published=timezone.now(),
+        body=[{"type": "paragraph", "value": "<p>pangolin pangolin</p>"}],
+    )
+    assert result_titles(search(client, query="pangolin", sort="newest")) == ["Recent notes", old.title]
+
+
+def test_paging_keeps_query_topic_and_sort_in_the_links(client, demo):
+    html = search(client, query="gpu", sort="newest")
+    assert "20 articles · page 1 of 2" in html
+    assert 'href="?query=gpu&amp;sort=newest&amp;page=2"' in html
+    second = search(client, query="gpu", sort="newest", page="2")
+    assert len(result_titles(second)) == 8
+    assert 'href="?query=gpu&amp;sort=newest&amp;page=1"' in second
+    first_titles = result_titles(html)
+    assert not set(first_titles) & set(result_titles(second))
+
+
+def test_results_show_cards_with_highlighted_excerpts(client, demo):
+    ArticlePageFactory(
+        parent=demo.blog,
+        title="Tapir tracks",
+        summary="A summary without the word.",
+        body=[
+            {"type": "paragraph", "value": "<p>" + "Filler words. " * 40 + "We followed the tapir <b>home</b>.</p>"}
+        ],
+    )
+    html = search(client, query="tapir")
+    assert "<mark>Tapir</mark> tracks" in html
+    assert 'class="card__excerpt">… ' in html
+    assert "followed the <mark>tapir</mark> home." in html
+
+
+def test_results_page_runs_a_bounded_number_of_queries(client, demo, django_assert_max_num_queries):
+    # A full page of 12 cards: topics, authors, images and renditions are prefetched (one
+    # query per relation), so the count does not grow with the cards (it was 58 before).
+    client.get("/search/", {"query": "gpu"})
+    with django_assert_max_num_queries(32):
+        search(client, query="gpu")

@@ -13,11 +13,13 @@ from wagtail.signals import page_published
 
 from django_tasks import task
 
+from home.models import SOCIAL_IMAGE_SPEC
+
 FORMATS = "format-{webp,png}"
 CARD = f"fill-{{480x270,800x450,1200x675}}|{FORMATS}"
 FEATURED = f"fill-{{640x360,960x540,1440x810}}|{FORMATS}"
 HERO = f"fill-{{800x450,1200x675,1600x900}}|{FORMATS}"
-SOCIAL = "fill-1200x630"
+SOCIAL = SOCIAL_IMAGE_SPEC  # Open Graph, feeds and the API: exactly 1200x630
 # Hero and card share sizes; each spec once.
 ARTICLE_RENDITION_SPECS = list(
     dict.fromkeys(spec for pattern in (CARD, FEATURED, HERO, SOCIAL) for spec in Filter.expand_spec(pattern))

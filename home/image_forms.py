@@ -5,9 +5,8 @@ Set as ``WAGTAILIMAGES_IMAGE_FORM_BASE``, so Wagtail's add, edit and multiple-up
 
 from django import forms
 
-from wagtail.images.forms import BaseImageForm
-
 from .image_sizes import LIBRARY_MIN_SIZE, too_small_message
+from .image_uploads import ImageUploadForm
 
 DESCRIPTION_HELP = (
     "Alt text: what the image shows, for readers who cannot see it (required). "
@@ -15,7 +14,7 @@ DESCRIPTION_HELP = (
 )
 
 
-class SiteImageForm(BaseImageForm):
+class SiteImageForm(ImageUploadForm):
     """Wagtail's image form with the description (alt text) required and small images rejected."""
 
     def __init__(self, *args, **kwargs):

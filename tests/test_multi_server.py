@@ -23,6 +23,7 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 from django.utils import timezone
 
@@ -95,7 +96,7 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 @pytest.fixture(scope="module")
-def server_env(tmp_path_factory):
+def server_env(tmp_path_factory, django_db_setup, django_db_blocker):
     if connection.vendor != "postgresql":
         pytest.skip("the multi-server run shares one PostgreSQL database (CI's PostgreSQL pass runs it)")
     if not redis_available():
@@ -185,8 +186,17 @@ def demo_db(django_db_blocker):
             call_command("load_demo", "--no-users", stdout=open(os.devnull, "w"))  # noqa: SIM115
 
 
+def staff_user(username: str, password: str):
+    """A superuser whose password hash the servers' production hashers can check (the test
+    settings hash with MD5, which production does not accept)."""
+    user = get_user_model().objects.create_superuser(username, f"{username}@example.com")
+    user.password = PBKDF2PasswordHasher().encode(password, PBKDF2PasswordHasher().salt())
+    user.save(update_fields=["password"])
+    return user
+
+
 def test_login_on_a_is_valid_on_b(servers, demo_db):
-    get_user_model().objects.create_superuser("ops", "ops@example.com", "a-long-test-password-1")
+    staff_user("ops", "a-long-test-password-1")
     a, b = Client(servers[0]), None
     status, headers, _ = a.csrf_post(
         "/admin/login/", "/admin/login/", {"username": "ops", "password": "a-long-test-password-1", "next": "/admin/"}
@@ -208,7 +218,7 @@ def test_unpublish_on_a_reaches_b_cached_pages_on_the_next_request(servers, demo
         status, _headers, html = b.request("/blog/")
         assert status == 200 and article.title in html
 
-    get_user_model().objects.create_superuser("ops2", "ops2@example.com", "a-long-test-password-2")
+    staff_user("ops2", "a-long-test-password-2")
     a = Client(servers[0])
     a.csrf_post("/admin/login/", "/admin/login/", {"username": "ops2", "password": "a-long-test-password-2"})
     status, _headers, _html = a.csrf_post(

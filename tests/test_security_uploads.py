@@ -28,7 +28,7 @@ def admin_client(client, django_user_model):
     return client
 
 
-def png_bytes(width=64, height=48, mode="RGB", color="teal") -> bytes:
+def png_bytes(width=1200, height=630, mode="RGB", color="teal") -> bytes:
     buffer = io.BytesIO()
     Image.new(mode, (width, height), color).save(buffer, "PNG")
     return buffer.getvalue()

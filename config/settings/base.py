@@ -295,7 +295,9 @@ WAGTAILAPI_BASE_URL = os.environ.get("WAGTAILAPI_BASE_URL", WAGTAILADMIN_BASE_UR
 # answers JSON only (no browsable HTML forms).
 WAGTAILAPI_LIMIT_MAX = 20
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
-# Requires alt text (the description) and rejects images too small for card and social crops.
+# Requires alt text (the description), rejects images too small for card and social crops, and
+# (through home.image_uploads.ImageUploadForm) decodes each upload fully, so corrupt or truncated
+# files are refused with a form error.
 WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_forms.SiteImageForm"
 # Days of per-day query counts that `searchpromotions_garbage_collect` keeps.
 WAGTAILSEARCH_HITS_MAX_AGE = 90
@@ -310,8 +312,6 @@ WAGTAILIMAGES_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
 WAGTAILIMAGES_MAX_IMAGE_PIXELS = 40_000_000
 # Raster formats only: SVG can carry script and is not accepted.
 WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "webp"]
-# Adds a full decode of each upload, so corrupt or truncated files are refused with a form error.
-WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_uploads.ImageUploadForm"
 # Video embeds from YouTube and Vimeo only (VIDEO_EMBED_ORIGINS are the frames CSP allows).
 WAGTAILEMBEDS_FINDERS = [
     {"class": "wagtail.embeds.finders.oembed", "providers": [youtube, vimeo]},

@@ -359,9 +359,9 @@ def _embed_url(value) -> str:
 
 
 class EmbedURLComparison(CharBlockComparison):
-    """Revision comparison of an embed by its URL. Wagtail's fallback renders both embeds, which
-    asks the video provider for its player over the network on every comparison and diffs the
-    player's text (empty when the provider cannot be reached), so a changed video showed no change."""
+    """Revision comparison of an embed by its URL. Wagtail's fallback renders both embeds (asking
+    the video provider for its player over the network on every comparison) and diffs the text of
+    that HTML, an iframe with no text, so a changed video never showed as a change."""
 
     def htmlvalue(self, val):
         return escape(_embed_url(val))

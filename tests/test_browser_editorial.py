@@ -12,6 +12,9 @@ from blog.models import ArticlePage, BlogIndexPage
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "a-long-test-password"  # tests/conftest.py's users
+# Milliseconds to wait for what needs a server round trip (preview refresh, checks, saving):
+# Playwright's 5 s default for expect() is short on a loaded 2-core CI machine.
+WAIT = 30_000
 TITLE = "Checkpoints that survive a spot reclaim"
 
 
@@ -60,7 +63,7 @@ def walk_the_workflow(base: str, blog_id: int, usernames, editor_page, moderator
     """The three people's steps in the browser; returns the CSP violations seen on the way."""
     violations = []
     for page in (editor_page, moderator_page, reader):
-        page.set_default_timeout(20_000)
+        page.set_default_timeout(WAIT)
         violations_of(page, violations)
 
     # The editor writes a new article.
@@ -90,26 +93,26 @@ def walk_the_workflow(base: str, blog_id: int, usernames, editor_page, moderator
     # Wagtail's accessibility checks run on the preview (the site's own page, under its CSP).
     editor_page.get_by_role("button", name="Toggle checks").click()
     checks = editor_page.locator("[data-side-panel='checks']")
-    expect(checks.get_by_text("Incorrect heading hierarchy")).to_be_visible()
-    expect(checks.locator("[data-content-word-count]")).to_have_text(re.compile(r"^\d+$"))
+    expect(checks.get_by_text("Incorrect heading hierarchy")).to_be_visible(timeout=WAIT)
+    expect(checks.locator("[data-content-word-count]")).to_have_text(re.compile(r"^\d+$"), timeout=WAIT)
     editor_page.locator("#body-0-value-level").select_option("h2")
-    expect(checks.get_by_text("Incorrect heading hierarchy")).to_have_count(0)
+    expect(checks.get_by_text("Incorrect heading hierarchy")).to_have_count(0, timeout=WAIT)
 
     # Preview: the article page, then its card as listings show it.
     editor_page.get_by_role("button", name="Toggle preview").click()
     preview = editor_page.frame_locator("iframe[title='Preview']").last
-    expect(preview.get_by_role("heading", level=1)).to_have_text(TITLE)
-    expect(preview.get_by_role("heading", name="How often to checkpoint", level=2)).to_be_visible()
-    expect(preview.locator(".highlight")).to_contain_text("job.checkpoint()")
+    expect(preview.get_by_role("heading", level=1)).to_have_text(TITLE, timeout=WAIT)
+    expect(preview.get_by_role("heading", name="How often to checkpoint", level=2)).to_be_visible(timeout=WAIT)
+    expect(preview.locator(".highlight")).to_contain_text("job.checkpoint()", timeout=WAIT)
     editor_page.locator("#id_preview_mode").select_option("card")
     card_preview = editor_page.frame_locator("iframe[title='Preview']").last
-    expect(card_preview.locator("article.card").filter(has_text=TITLE)).to_have_count(1)
+    expect(card_preview.locator("article.card").filter(has_text=TITLE)).to_have_count(1, timeout=WAIT)
 
     # Submit for review; editors have no Publish button.
     editor_page.locator("footer .w-dropdown__toggle").first.click()
-    expect(editor_page.get_by_role("button", name="Publish", exact=True)).to_have_count(0)
+    expect(editor_page.get_by_role("button", name="Publish", exact=True)).to_have_count(0, timeout=WAIT)
     editor_page.get_by_role("button", name="Submit to Editorial review").click()
-    expect(editor_page.get_by_text(f"Page '{TITLE}' has been submitted for moderation.")).to_be_visible()
+    expect(editor_page.get_by_text(f"Page '{TITLE}' has been submitted for moderation.")).to_be_visible(timeout=WAIT)
     editor_page.close()  # no more autosaves or editing-session pings
 
     # The moderator approves it from the dashboard's review list.
@@ -118,12 +121,12 @@ def walk_the_workflow(base: str, blog_id: int, usernames, editor_page, moderator
     moderator_page.wait_for_url(re.compile(r"/admin/pages/\d+/edit/$"))
     moderator_page.locator("footer .w-dropdown__toggle").first.click()
     moderator_page.get_by_role("button", name="Approve and Publish", exact=True).click()
-    expect(moderator_page.get_by_text(f"Page '{TITLE}' has been updated.")).to_be_visible()
+    expect(moderator_page.get_by_text(f"Page '{TITLE}' has been updated.")).to_be_visible(timeout=WAIT)
     moderator_page.close()
 
     # An anonymous reader finds it on the topic page.
     reader.goto(f"{base}/blog/gpu-costs/")
     reader.get_by_role("link", name=re.compile(rf"^Read .{re.escape(TITLE)}")).click()
-    expect(reader.get_by_role("heading", level=1)).to_have_text(TITLE)
-    expect(reader.locator(".highlight")).to_contain_text("job.checkpoint()")
+    expect(reader.get_by_role("heading", level=1)).to_have_text(TITLE, timeout=WAIT)
+    expect(reader.locator(".highlight")).to_contain_text("job.checkpoint()", timeout=WAIT)
     return violations

@@ -147,6 +147,14 @@ def test_compare_view_shows_the_change_of_each_block_type(client, editor, articl
     assert not any(new_word in text for text in marked(page_html, "deletion"))
 
 
+def test_compare_view_shows_a_table_as_rows_of_cells(client, editor, article):
+    client.force_login(editor)
+    first, second = two_revisions(article, editor, "table")
+    (changed,) = changed_blocks(compare(client, article, first, second))
+    assert "Utilization | Cost" in changed and "60% | $1.85" in changed
+    assert "first_row_is_table_header" not in changed  # not the stored dict's repr
+
+
 def test_compare_view_shows_a_changed_figure_image(client, editor, article):
     client.force_login(editor)
     _, _, old_image, new_image = image_values(article)

@@ -5,10 +5,18 @@ description and preview value, so Wagtail's block picker shows editors what they
 """
 
 from django.core.exceptions import ValidationError
+from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 
 from wagtail import blocks
+from wagtail.admin.compare import (
+    BlockComparison,
+    CharBlockComparison,
+    StructBlockComparison,
+    diff_text,
+    get_comparison_class_for_block,
+)
 from wagtail.blocks.struct_block import StructBlockValidationError
 from wagtail.contrib.table_block.blocks import TableBlock
 from wagtail.embeds.blocks import EmbedBlock
@@ -230,6 +238,9 @@ class DataTableBlock(TableBlock):
             "table_caption": "Cost per delivered token",
         }
 
+    def get_comparison_class(self):
+        return TableComparison
+
     def clean(self, value):
         value = super().clean(value)
         rows = (value or {}).get("data") or []
@@ -240,6 +251,30 @@ class DataTableBlock(TableBlock):
         if len(widths) != 1:
             raise ValidationError("Every row must have the same number of columns.")
         return value
+
+
+def table_as_text(value) -> str:
+    """A table value as plain text for revision comparison: the caption, then one line per row
+    with cells separated by " | " (empty rows left out)."""
+    value = value or {}
+    lines = [value.get("table_caption") or ""]
+    for row in value.get("data") or []:
+        cells = [(cell or "").strip() for cell in row or []]
+        if any(cells):
+            lines.append(" | ".join(cells))
+    return "\n".join(line for line in lines if line)
+
+
+class TableComparison(BlockComparison):
+    """Revision comparison of a table, cell text row by row. Wagtail has no comparison for
+    TableBlock: its fallback diffs the stored dict's Python repr."""
+
+    def htmlvalue(self, val):
+        return mark_safe(escape(table_as_text(val)).replace("\n", "<br>"))  # noqa: S308 - escaped above
+
+    def htmldiff(self):
+        html = diff_text(table_as_text(self.val_a), table_as_text(self.val_b)).to_html()
+        return mark_safe(html.replace("\n", "<br>"))  # noqa: S308 - diff_text escapes the text
 
 
 class QuoteBlock(blocks.StructBlock):
@@ -313,6 +348,59 @@ class VideoEmbedBlock(blocks.StructBlock):
         icon = "media"
         template = "components/streamfield/blocks/embed_block.html"
         description = "A video from YouTube or Vimeo."
+
+    def get_comparison_class(self):
+        return VideoEmbedComparison
+
+
+def _embed_url(value) -> str:
+    """The URL of an EmbedBlock value (an ``EmbedValue``, or None when blank)."""
+    return getattr(value, "url", None) or ""
+
+
+class EmbedURLComparison(CharBlockComparison):
+    """Revision comparison of an embed by its URL. Wagtail's fallback renders both embeds (asking
+    the video provider for its player over the network on every comparison) and diffs the text of
+    that HTML, an iframe with no text, so a changed video never showed as a change."""
+
+    def htmlvalue(self, val):
+        return escape(_embed_url(val))
+
+    def htmldiff(self):
+        return diff_text(_embed_url(self.val_a), _embed_url(self.val_b)).to_html()
+
+
+class VideoEmbedComparison(StructBlockComparison):
+    """Wagtail's struct comparison (a labelled list of the child blocks), with the video compared
+    by URL (``EmbedURLComparison``)."""
+
+    def _child_comparisons(self, val_a, val_b):
+        for name, block in self.block.child_blocks.items():
+            if isinstance(block, EmbedBlock):
+                comparison_class = EmbedURLComparison
+            else:
+                comparison_class = get_comparison_class_for_block(block)
+            yield name, block.label, comparison_class(block, self.exists_a, self.exists_b, val_a[name], val_b[name])
+
+    def has_changed(self):
+        # EmbedValue has no equality of its own: two loads of the same URL compare unequal.
+        def comparable(value):
+            return {name: _embed_url(child) if name == "video" else child for name, child in value.items()}
+
+        return comparable(self.val_a) != comparable(self.val_b)
+
+    def htmlvalue(self, val):
+        rows = [
+            (label, comparison.htmlvalue(val[name])) for name, label, comparison in self._child_comparisons(val, val)
+        ]
+        return format_html("<dl>\n{}\n</dl>", format_html_join("\n", "    <dt>{}</dt>\n    <dd>{}</dd>", rows))
+
+    def htmldiff(self):
+        rows = [
+            (label, comparison.htmldiff())
+            for _name, label, comparison in self._child_comparisons(self.val_a, self.val_b)
+        ]
+        return format_html("<dl>\n{}\n</dl>", format_html_join("\n", "    <dt>{}</dt>\n    <dd>{}</dd>", rows))
 
 
 class CallToActionBlock(blocks.StructBlock):

@@ -457,8 +457,11 @@ class ArticlePage(BasePage):
     def get_preview_template(self, request, mode_name):
         """The article's own template, or the card/social-card preview template for those modes.
 
-        ``mode_name`` comes from the preview URL's ``?mode=``: an unknown one is a 404.
+        ``mode_name`` comes from the preview URL's ``?mode=``: an unknown one is a 404. None (what
+        ``make_preview_request()`` passes when its caller names no mode) is the default mode.
         """
+        if mode_name is None:
+            mode_name = self.default_preview_mode
         if mode_name not in dict(self.preview_modes):
             raise Http404("No such preview mode.")
         return self.PREVIEW_TEMPLATES.get(mode_name) or super().get_preview_template(request, mode_name)

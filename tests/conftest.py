@@ -89,6 +89,62 @@ def restore_wagtail_base():
         Page.add_root(instance=Page(title="Root", slug="root", locale=locale))
 
 
+class _OneRequestAtATime:
+    """WSGI wrapper that lets one request at a time reach Django (connections are still accepted
+    in parallel): with an in-memory SQLite database every thread of the live server shares the
+    test's single connection, and two requests using it at once fail with "cannot start a
+    transaction within a transaction" (the Wagtail editor sends autosave, preview and
+    editing-session requests together). The lock is released when the server closes the
+    response, after Django's request_finished handlers."""
+
+    def __init__(self, application, lock):
+        self.application = application
+        self.lock = lock
+
+    def __call__(self, environ, start_response):
+        self.lock.acquire()
+        try:
+            result = self.application(environ, start_response)
+        except BaseException:
+            self.lock.release()
+            raise
+        return _ReleaseOnClose(result, self.lock)
+
+
+class _ReleaseOnClose:
+    def __init__(self, result, lock):
+        self.result = result
+        self.lock = lock
+
+    def __iter__(self):
+        return iter(self.result)
+
+    def close(self):
+        try:
+            if hasattr(self.result, "close"):
+                self.result.close()
+        finally:
+            self.lock.release()
+
+
+@pytest.fixture(scope="session")
+def live_server(request):
+    """pytest-django's live server, serving one request at a time on in-memory SQLite (see
+    ``_OneRequestAtATime``); unchanged on PostgreSQL, where each thread has its own connection."""
+    import threading
+
+    from pytest_django.live_server_helper import LiveServer
+
+    addr = request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS") or "localhost"
+    server = LiveServer(addr, start=False)
+    if server.thread.connections_override:
+        static_handler, lock = server.thread.static_handler, threading.Lock()
+        server.thread.static_handler = lambda application: _OneRequestAtATime(static_handler(application), lock)
+    server.start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def demo_live_server(live_server, django_db_blocker):
     """A live server over the demo content (transactional tests start from an emptied database)."""

@@ -1,7 +1,9 @@
 """Preview modes of an article (page, card, social card), before and after it is saved."""
 
+import json
 import re
 
+from django.conf import settings
 from django.urls import reverse
 
 from wagtail.test.utils import WagtailPageTestCase
@@ -70,3 +72,32 @@ class TestArticlePreviewModes(WagtailPageTestCase):
         self.client.post(url, article_form_data(self.article.slug))
         for mode in ("<script>", "nope", "card/../"):
             assert self.client.get(url, {"mode": mode}).status_code == 404
+
+
+class TestPreviewAccessibilityChecks(WagtailPageTestCase):
+    """Wagtail runs its accessibility checks (axe) inside the preview panel's frame, through the
+    user bar that ``templates/base.html`` renders; the preview is served under the readers' CSP."""
+
+    def setUp(self):
+        self.login()
+        self.article = ArticlePage.objects.order_by("pk").first()
+
+    def test_preview_panel_renders_the_user_bar_with_its_checks_under_the_site_csp(self):
+        url = reverse("wagtailadmin_pages:preview_on_edit", args=(self.article.pk,))
+        assert self.client.post(url, article_form_data(self.article.slug)).json()["is_valid"]
+        response = self.client.get(url, {"mode": "", "in_preview_panel": "true"})
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert "<wagtail-userbar></wagtail-userbar>" in html
+        config = re.search(r'<script id="checker-axe-configuration" type="application/json">(.*?)</script>', html)
+        assert config, "the user bar's content checker is missing from the preview"
+        axe = json.loads(config.group(1))
+        assert {"heading-order", "link-name", "alt-text-quality"} <= set(axe["options"]["runOnly"])
+        # The user bar's scripts are this site's own static files, which the readers' policy allows
+        # without eval or inline script, and the admin (same origin) may frame the preview.
+        userbar = html.split("<!-- Wagtail user bar embed code -->", 1)[1]
+        scripts = re.findall(r'<script src="([^"]+)"', userbar)
+        assert scripts and all(src.startswith(settings.STATIC_URL) for src in scripts), scripts
+        csp = response["Content-Security-Policy"]
+        assert "script-src 'self'" in csp and "frame-ancestors 'self'" in csp
+        assert "unsafe-eval" not in csp and "unsafe-inline" not in csp

@@ -227,10 +227,6 @@ def test_publishing_makes_the_article_renditions(client, demo, django_capture_on
     assert SiteRendition.objects.filter(image=page.image).count() == len(made)
 
 
-@pytest.mark.skip(
-    reason="make_preview_request() answers 404 since the merge of the security, SEO and cache branches; "
-    "admin previews are covered by tests/test_blog_previews.py. To investigate: which middleware 404s."
-)
 def test_preview_shows_the_drafts_authors_not_the_live_ones(article):
     """The article's prefetching must not replace a draft's in-memory authors in a preview."""
     article.authors.set([AuthorFactory(name="Draft Coauthor")])  # not saved: only the draft has it

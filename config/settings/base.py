@@ -227,9 +227,37 @@ def _origin(url: str) -> list[str]:
     return [f"{parts.scheme}://{parts.netloc}"] if parts.scheme and parts.netloc else []
 
 
+def media_origins() -> list[str]:
+    """Origins that media URLs point to when media is in object storage (``media_storage()``),
+    so the Content-Security-Policy lets pages load images from the bucket. ``[]`` for local media.
+
+    django-storages builds URLs on AWS_S3_CUSTOM_DOMAIN (over https) when it is set; else boto3
+    addresses the bucket at the endpoint (AWS_S3_ENDPOINT_URL, or AWS's own) either by path
+    (``host/bucket/...``) or by virtual host (``bucket.host``), depending on the endpoint, so
+    both are listed.
+    """
+    bucket = os.environ.get("AWS_STORAGE_BUCKET_NAME")
+    if not bucket:
+        return []
+    custom_domain = os.environ.get("AWS_S3_CUSTOM_DOMAIN")
+    if custom_domain:
+        return [f"https://{custom_domain}"]
+    endpoint = os.environ.get("AWS_S3_ENDPOINT_URL")
+    if endpoint:
+        parts = urlsplit(endpoint)
+        return [f"{parts.scheme}://{parts.netloc}", f"{parts.scheme}://{bucket}.{parts.netloc}"]
+    region = os.environ.get("AWS_S3_REGION_NAME")
+    hosts = ["s3.amazonaws.com", *([f"s3.{region}.amazonaws.com"] if region else [])]
+    return [origin for host in hosts for origin in (f"https://{host}", f"https://{bucket}.{host}")]
+
+
 # Origins the Wagtail user bar (shown to signed-in editors on public pages) and uploaded
 # media may come from when they are not this site's own origin.
-_ASSET_ORIGINS = [*_origin(os.environ.get("WAGTAILADMIN_BASE_URL", "")), *_origin(os.environ.get("MEDIA_URL", ""))]
+_ASSET_ORIGINS = [
+    *_origin(os.environ.get("WAGTAILADMIN_BASE_URL", "")),
+    *_origin(os.environ.get("MEDIA_URL", "")),
+    *media_origins(),
+]
 
 # Readers' pages: no inline script (a template that needs one uses {{ request.csp_nonce }}),
 # no inline style, nothing from other origins but the video players, and no framing.

@@ -166,9 +166,10 @@ def servers(server_env):
             process.terminate()
         for process in processes:
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
 
 
 def wait_until_up(base: str, attempts: int = 120):

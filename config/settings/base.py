@@ -306,6 +306,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "account_locked.html"
 AXES_VERBOSE = False
+# Behind the proxy: the client's address from X-Forwarded-For set by these proxies (config/client_ip.py).
+# The same variable tells gunicorn whom to trust for forwarded headers; default: a proxy on this machine.
+TRUSTED_PROXY_IPS = env_list("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
 
 # Complex page editors post many fields (Wagtail's own recommendation).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000

@@ -21,9 +21,16 @@ WORKER = ["db_worker", "--queue-name", "*", "--no-reload", "--batch", "--no-star
 
 
 @pytest.fixture
-def database_queue(settings):
-    """The task backend production uses with TASKS_BACKEND=database (see config/settings/base.py)."""
+def database_queue(settings, monkeypatch):
+    """The task backend production uses with TASKS_BACKEND=database (see config/settings/base.py).
+
+    The worker runs in this process, inside the test's transaction. Between tasks it closes
+    connections it finds unusable, and on PostgreSQL (persistent connections) it counts one inside
+    a transaction as such, which would drop the test's own: that clean-up is switched off here.
+    tests/test_multi_server.py runs the worker as its own process on PostgreSQL, clean-up and all.
+    """
     settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    monkeypatch.setattr("django_tasks_db.management.commands.db_worker.close_old_connections", lambda: None)
 
 
 def test_publishing_queues_renditions_and_the_worker_makes_them(

@@ -20,4 +20,7 @@ max_requests_jitter = 200
 # Load the app once in the master: workers share its memory pages and start faster.
 preload_app = True
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+# Gunicorn 25+ opens a control socket at ~/.gunicorn/gunicorn.ctl: two servers on one machine
+# would share that path, and systemd's ProtectSystem=strict makes it unwritable. We don't use it.
+control_socket_disable = True
 errorlog = "-"

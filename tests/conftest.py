@@ -4,6 +4,7 @@ Debian's Chromium for Playwright browser tests."""
 import io
 import os
 import shutil
+from types import SimpleNamespace
 
 from django.core.management import call_command
 from django.test import override_settings
@@ -165,6 +166,42 @@ def _user_in_group(django_user_model, username: str, group_name: str):
     )
     user.groups.add(Group.objects.get(name=group_name))
     return user
+
+
+@pytest.fixture
+def hidden_articles(demo):
+    """Articles in the gpu-costs topic that no reader listing may show, and one that must show.
+
+    ``hidden_articles.hidden``: a draft, a private (Editors-only) article, an expired one and one
+    scheduled for tomorrow; ``hidden_articles.visible``: a live public article made after them.
+    Listings, feeds, the sitemap and the API use it to prove they leave the hidden ones out.
+    """
+    from datetime import timedelta
+
+    from django.contrib.auth.models import Group
+    from django.utils import timezone
+
+    from wagtail.models import PageViewRestriction
+
+    from tests.factories import ArticlePageFactory
+
+    now = timezone.now()
+    topic = demo.topics["gpu-costs"]
+
+    def new(title, **kwargs):
+        return ArticlePageFactory(parent=demo.blog, topics=[topic], title=title, **kwargs)
+
+    hidden = [
+        new("Draft only article", live=False),
+        new("Private article"),
+        new("Expired article", expire_at=now - timedelta(minutes=1)),
+        new("Future article", live=False, go_live_at=now + timedelta(days=1)),
+    ]
+    PageViewRestriction.objects.create(page=hidden[1], restriction_type="groups").groups.set(
+        [Group.objects.get(name="Editors")]
+    )
+
+    return SimpleNamespace(hidden=hidden, visible=new("Visible new article"))
 
 
 @pytest.fixture

@@ -1,20 +1,12 @@
 """RSS 2.0 and Atom feeds of the blog and of each topic, parsed with feedparser."""
 
 import re
-from datetime import timedelta
-
-from django.contrib.auth.models import Group
-from django.utils import timezone
-
-from wagtail.models import PageViewRestriction
 
 import feedparser
 import pytest
 
 from blog.feeds import FEED_SIZE
 from blog.models import ArticlePage
-
-from .factories import ArticlePageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -65,23 +57,8 @@ def test_topic_feed_lists_only_that_topics_articles(client, demo, kind):
     assert len(feed.entries) == 7
 
 
-def test_drafts_private_future_and_expired_articles_stay_out_of_feeds(client, demo):
-    now = timezone.now()
-    topic = demo.topics["gpu-costs"]
-
-    def new(title, **kwargs):
-        return ArticlePageFactory(parent=demo.blog, topics=[topic], title=title, **kwargs)
-
-    hidden = [
-        new("Draft only article", live=False),
-        new("Private article"),
-        new("Expired article", expire_at=now - timedelta(minutes=1)),
-        new("Future article", live=False, go_live_at=now + timedelta(days=1)),
-    ]
-    PageViewRestriction.objects.create(page=hidden[1], restriction_type="groups").groups.set(
-        [Group.objects.get(name="Editors")]
-    )
-    visible = new("Visible new article")
+def test_drafts_private_future_and_expired_articles_stay_out_of_feeds(client, hidden_articles):
+    hidden, visible = hidden_articles.hidden, hidden_articles.visible
     for url in ("/blog/feed/rss/", "/blog/feed/atom/", "/blog/gpu-costs/feed/rss/", "/blog/gpu-costs/feed/atom/"):
         titles = [entry.title for entry in parse(client, url)[1].entries]
         assert visible.title in titles, url

@@ -1,18 +1,10 @@
 """Blog index and topic pages: the seed's structure, counts, paging and what is left out."""
 
 import re
-from datetime import timedelta
-
-from django.contrib.auth.models import Group
-from django.utils import timezone
-
-from wagtail.models import PageViewRestriction
 
 import pytest
 
 from blog.models import ArticlePage
-
-from .factories import ArticlePageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -87,24 +79,11 @@ def test_repeated_page_parameter_uses_the_last_value(client, demo):
     assert client.get("/blog/?page=abc&page=1").status_code == 200
 
 
-def _new_article(demo, **kwargs):
-    return ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]], title=kwargs.pop("title"), **kwargs)
-
-
-def test_drafts_private_future_and_expired_articles_are_left_out(client, demo):
-    now = timezone.now()
-    draft = _new_article(demo, title="Draft only article", live=False)
-    private = _new_article(demo, title="Private article")
-    PageViewRestriction.objects.create(page=private, restriction_type="groups").groups.set(
-        [Group.objects.get(name="Editors")]
-    )
-    expired = _new_article(demo, title="Expired article", expire_at=now - timedelta(minutes=1))
-    future = _new_article(demo, title="Future article", live=False, go_live_at=now + timedelta(days=1))
-    visible = _new_article(demo, title="Visible new article")
-
+def test_drafts_private_future_and_expired_articles_are_left_out(client, hidden_articles):
+    visible = hidden_articles.visible
     for url in ("/blog/", "/blog/gpu-costs/", "/"):
         html = client.get(url).content.decode()
-        for hidden in (draft, private, expired, future):
+        for hidden in hidden_articles.hidden:
             assert hidden.title not in html, (url, hidden.title)
         assert visible.title in html, url
     assert showing(client.get("/blog/gpu-costs/").content.decode()) == "Showing 8 of 8 posts"

@@ -1,20 +1,14 @@
 """The read-only headless API (Wagtail API v2) at /api/v2/."""
 
-from datetime import timedelta
-
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
-from wagtail.models import Collection, CollectionViewRestriction, PageViewRestriction
+from wagtail.models import Collection, CollectionViewRestriction
 
 import pytest
 from wagtail_factories import DocumentFactory
 
 from blog.models import ArticlePage
-
-from .factories import ArticlePageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -53,23 +47,8 @@ def test_article_listing_with_fields(client, demo):
     assert all(item["summary"] and item["topics"] and item["authors"] for item in data["items"])
 
 
-def test_only_live_public_unexpired_pages_are_served(client, demo):
-    now = timezone.now()
-    topic = demo.topics["gpu-costs"]
-
-    def new(title, **kwargs):
-        return ArticlePageFactory(parent=demo.blog, topics=[topic], title=title, **kwargs)
-
-    hidden = [
-        new("Draft only article", live=False),
-        new("Private article"),
-        new("Expired article", expire_at=now - timedelta(minutes=1)),
-        new("Future article", live=False, go_live_at=now + timedelta(days=1)),
-    ]
-    PageViewRestriction.objects.create(page=hidden[1], restriction_type="groups").groups.set(
-        [Group.objects.get(name="Editors")]
-    )
-    visible = new("Visible new article")
+def test_only_live_public_unexpired_pages_are_served(client, hidden_articles):
+    hidden, visible = hidden_articles.hidden, hidden_articles.visible
     titles = {
         item["title"]
         for item in get_json(client, "/api/v2/pages/", type="blog.ArticlePage", limit=20, offset=0)["items"]

@@ -2,18 +2,10 @@
 
 import re
 import xml.etree.ElementTree as ET  # noqa: S405 - parses our own response in a test
-from datetime import timedelta
-
-from django.contrib.auth.models import Group
-from django.utils import timezone
-
-from wagtail.models import PageViewRestriction
 
 import pytest
 
 from blog.models import ArticlePage, TopicPage
-
-from .factories import ArticlePageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -53,23 +45,8 @@ def test_sitemap_lists_every_live_page_with_lastmod(client, demo):
     assert len(entries) == 1 + 1 + TopicPage.objects.count() + 20 + 1
 
 
-def test_sitemap_leaves_out_drafts_private_future_and_expired_pages(client, demo):
-    now = timezone.now()
-    topic = demo.topics["gpu-costs"]
-
-    def new(title, **kwargs):
-        return ArticlePageFactory(parent=demo.blog, topics=[topic], title=title, **kwargs)
-
-    hidden = [
-        new("Draft only article", live=False),
-        new("Private article"),
-        new("Expired article", expire_at=now - timedelta(minutes=1)),
-        new("Future article", live=False, go_live_at=now + timedelta(days=1)),
-    ]
-    PageViewRestriction.objects.create(page=hidden[1], restriction_type="groups").groups.set(
-        [Group.objects.get(name="Editors")]
-    )
-    visible = new("Visible new article")
+def test_sitemap_leaves_out_drafts_private_future_and_expired_pages(client, hidden_articles):
+    hidden, visible = hidden_articles.hidden, hidden_articles.visible
     entries = sitemap_entries(client)
     assert f"http://localhost{visible.url}" in entries
     for page in hidden:

@@ -2,7 +2,8 @@
 
 Each server is a real gunicorn process with the production settings. The test proves what a load
 balancer in front of them needs: a login on A is valid on B, a change made on A reaches B's cached
-pages on B's very next request, and two schedulers publish each due page exactly once.
+pages on B's very next request (an unpublish and a publish), the worker process runs the work
+publishing queued, and two schedulers publish each due page exactly once.
 
 Runs on PostgreSQL only (SQLite is a single-machine database) and needs Redis at REDIS_URL
 (default redis://127.0.0.1:6379/14); CI's PostgreSQL pass runs it.
@@ -22,6 +23,7 @@ from datetime import timedelta
 from http.cookies import SimpleCookie
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
@@ -35,6 +37,8 @@ pytestmark = [pytest.mark.multiserver, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("MULTISERVER_REDIS_URL", "redis://127.0.0.1:6379/14")
+# The Procfile's worker, stopping once the queue is empty so the test ends by itself.
+WORKER = ["db_worker", "--queue-name", "*", "--no-reload", "--batch", "--no-startup-delay"]
 
 
 def free_port() -> int:
@@ -113,8 +117,12 @@ def server_env(tmp_path_factory, django_db_setup, django_db_blocker):
         "REDIS_URL": REDIS_URL,
         "PAGE_CACHE_SECONDS": "600",
         "STATIC_ROOT": str(static_root),
-        "MEDIA_ROOT": str(tmp_path_factory.mktemp("media")),
+        # The test process's media folder (tests/conftest.py), standing in for shared storage:
+        # images the test makes are there for the servers and the worker.
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
         "SECURE_SSL_REDIRECT": "false",
+        # Background work as in production: queued in the shared database for the worker process.
+        "TASKS_BACKEND": "database",
     }
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run([sys.executable, "-c", _FLUSH_REDIS, REDIS_URL], check=True)
@@ -158,9 +166,10 @@ def servers(server_env):
             process.terminate()
         for process in processes:
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
 
 
 def wait_until_up(base: str, attempts: int = 120):
@@ -231,6 +240,56 @@ def test_unpublish_on_a_reaches_b_cached_pages_on_the_next_request(servers, demo
     status, _headers, html = b.request("/blog/")
     assert status == 200
     assert article.title not in html
+
+
+def test_publish_on_a_reaches_b_cached_pages_and_the_worker_makes_its_renditions(servers, server_env, demo_db):
+    from django_tasks import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    from blog.models import BlogIndexPage, TopicPage
+    from blog.renditions import ARTICLE_RENDITION_SPECS, make_article_renditions
+    from tests.factories import ArticlePageFactory
+
+    draft = ArticlePageFactory(
+        parent=BlogIndexPage.objects.get(),
+        topics=[TopicPage.objects.first()],
+        title="Fresh from server A",
+        search_description="A new article published through server A.",
+        live=False,
+    )
+    draft.save_revision()
+    b = Client(servers[1])
+    for _ in range(2):  # the second answer comes from the shared page cache
+        status, _headers, html = b.request("/blog/")
+        assert status == 200 and draft.title not in html
+
+    staff_user("ops3", "a-long-test-password-3")
+    a = Client(servers[0])
+    a.csrf_post("/admin/login/", "/admin/login/", {"username": "ops3", "password": "a-long-test-password-3"})
+    publish = f"/admin/bulk/wagtailcore/page/publish/?id={draft.pk}"
+    status, _headers, _html = a.csrf_post(publish, publish, {"include_descendants": ""})
+    assert status == 302, status
+    draft.refresh_from_db()
+    assert draft.live
+
+    status, _headers, html = b.request("/blog/")
+    assert status == 200
+    assert draft.title in html
+
+    # Publishing queued the article's renditions in the database; the worker process makes them.
+    queued = DBTaskResult.objects.filter(task_path=make_article_renditions.module_path)
+    assert [row.status for row in queued] == [TaskResultStatus.READY]
+    worker = subprocess.run(  # noqa: S603 - fixed argv
+        [sys.executable, "manage.py", *WORKER],
+        cwd=ROOT,
+        env=server_env,
+        capture_output=True,
+        timeout=300,
+    )
+    assert worker.returncode == 0, worker.stderr.decode()[-2000:]
+    assert [row.status for row in queued.all()] == [TaskResultStatus.SUCCESSFUL]
+    assert draft.image.renditions.count() == len(ARTICLE_RENDITION_SPECS)
+    assert not DBTaskResult.objects.filter(status=TaskResultStatus.READY).exists()
 
 
 def test_two_schedulers_publish_each_due_page_once(server_env, demo_db):

@@ -125,3 +125,58 @@ def test_wagtails_user_form_applies_the_validators(db):
     assert "too common" in " ".join(form.errors.get("password2", []) + form.errors.get("password1", []))
     strong = {**data, "password1": "Tall-Cedar-Quiet-River-5", "password2": "Tall-Cedar-Quiet-River-5"}
     assert UserCreationForm(data=strong).is_valid(), UserCreationForm(data=strong).errors
+
+
+@override_settings(TRUSTED_PROXY_IPS=["10.0.0.10"])
+def test_behind_the_proxy_the_lock_is_per_client_address_not_the_proxys(axes_on, editor):
+    """nginx (10.0.0.10) appends the client's address to X-Forwarded-For; what the client put
+    there itself is ignored, and a client talking to the app server directly cannot forge it."""
+    from axes.models import AccessAttempt
+
+    def via_proxy(client_address, forged=""):
+        forwarded = f"{forged}, {client_address}" if forged else client_address
+        return Client().post(
+            "/admin/login/",
+            {"username": editor.username, "password": "wrong-password"},
+            REMOTE_ADDR="10.0.0.10",
+            HTTP_X_FORWARDED_FOR=forwarded,
+        )
+
+    for _ in range(LIMIT):
+        via_proxy("203.0.113.9", forged="198.51.100.1")
+    assert via_proxy("203.0.113.9").status_code == 429
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"203.0.113.9"}
+    # Another reader behind the same proxy can still sign in.
+    response = Client().post(
+        "/admin/login/",
+        {"username": editor.username, "password": PASSWORD},
+        REMOTE_ADDR="10.0.0.10",
+        HTTP_X_FORWARDED_FOR="192.0.2.7",
+    )
+    assert response.status_code == 302
+    # Not from the proxy: X-Forwarded-For is not believed.
+    Client().post(
+        "/admin/login/",
+        {"username": editor.username, "password": "wrong-password"},
+        REMOTE_ADDR="192.0.2.50",
+        HTTP_X_FORWARDED_FOR="192.0.2.7",
+    )
+    assert AccessAttempt.objects.filter(ip_address="192.0.2.50").exists()
+
+
+@pytest.mark.parametrize(
+    ("trusted", "remote", "forwarded", "expected"),
+    [
+        (["10.0.0.10"], "10.0.0.10", "198.51.100.1, 203.0.113.9", "203.0.113.9"),
+        (["10.0.0.10"], "10.0.0.10", "not-an-address", "10.0.0.10"),
+        (["10.0.0.10"], "10.0.0.10", "", "10.0.0.10"),
+        (["10.0.0.10"], "192.0.2.50", "203.0.113.9", "192.0.2.50"),
+        (["*"], "10.244.1.7", "2001:db8::1", "2001:db8::1"),
+    ],
+)
+def test_client_address_for_throttling(rf, settings, trusted, remote, forwarded, expected):
+    from config.client_ip import client_ip
+
+    settings.TRUSTED_PROXY_IPS = trusted
+    request = rf.get("/admin/login/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
+    assert client_ip(request) == expected

@@ -18,6 +18,7 @@ HARDENED = [
     "DEBUG",
     "SECURE_PROXY_SSL_HEADER",
     "SECURE_SSL_REDIRECT",
+    "SECURE_REDIRECT_EXEMPT",
     "SESSION_COOKIE_SECURE",
     "CSRF_COOKIE_SECURE",
     "SESSION_COOKIE_HTTPONLY",
@@ -105,7 +106,13 @@ def test_production_values(production_settings):
 
 @pytest.fixture
 def https_behind_proxy(production_settings):
-    names = ["SECURE_PROXY_SSL_HEADER", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "SECURE_HSTS_INCLUDE_SUBDOMAINS"]
+    names = [
+        "SECURE_PROXY_SSL_HEADER",
+        "SECURE_SSL_REDIRECT",
+        "SECURE_REDIRECT_EXEMPT",
+        "SECURE_HSTS_SECONDS",
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    ]
     values = {name: production_settings[name] for name in names}
     values["SECURE_PROXY_SSL_HEADER"] = tuple(values["SECURE_PROXY_SSL_HEADER"])
     with override_settings(**values):
@@ -122,6 +129,15 @@ def test_https_from_the_proxy_is_served_with_hsts(client, demo, https_behind_pro
     response = client.get("/blog/", headers={"X-Forwarded-Proto": "https"})
     assert response.status_code == 200
     assert response["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains"
+
+
+@pytest.mark.parametrize("probe", ["/healthz", "/readyz"])
+def test_health_probes_over_plain_http_are_answered_not_redirected(client, demo, https_behind_proxy, probe):
+    """Probes reach app servers directly, without the proxy's X-Forwarded-Proto (issue 9)."""
+    response = client.get(probe)
+    assert response.status_code == 200
+    assert response.json()["status"] == "ok"
+    assert client.get(probe + "/").status_code != 200, "only the probe paths are exempt"
 
 
 def test_a_forged_proto_value_other_than_https_is_still_redirected(client, demo, https_behind_proxy):

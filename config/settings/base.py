@@ -227,9 +227,37 @@ def _origin(url: str) -> list[str]:
     return [f"{parts.scheme}://{parts.netloc}"] if parts.scheme and parts.netloc else []
 
 
+def media_origins() -> list[str]:
+    """Origins that media URLs point to when media is in object storage (``media_storage()``),
+    so the Content-Security-Policy lets pages load images from the bucket. ``[]`` for local media.
+
+    django-storages builds URLs on AWS_S3_CUSTOM_DOMAIN (over https) when it is set; else boto3
+    addresses the bucket at the endpoint (AWS_S3_ENDPOINT_URL, or AWS's own) either by path
+    (``host/bucket/...``) or by virtual host (``bucket.host``), depending on the endpoint, so
+    both are listed.
+    """
+    bucket = os.environ.get("AWS_STORAGE_BUCKET_NAME")
+    if not bucket:
+        return []
+    custom_domain = os.environ.get("AWS_S3_CUSTOM_DOMAIN")
+    if custom_domain:
+        return [f"https://{custom_domain}"]
+    endpoint = os.environ.get("AWS_S3_ENDPOINT_URL")
+    if endpoint:
+        parts = urlsplit(endpoint)
+        return [f"{parts.scheme}://{parts.netloc}", f"{parts.scheme}://{bucket}.{parts.netloc}"]
+    region = os.environ.get("AWS_S3_REGION_NAME")
+    hosts = ["s3.amazonaws.com", *([f"s3.{region}.amazonaws.com"] if region else [])]
+    return [origin for host in hosts for origin in (f"https://{host}", f"https://{bucket}.{host}")]
+
+
 # Origins the Wagtail user bar (shown to signed-in editors on public pages) and uploaded
 # media may come from when they are not this site's own origin.
-_ASSET_ORIGINS = [*_origin(os.environ.get("WAGTAILADMIN_BASE_URL", "")), *_origin(os.environ.get("MEDIA_URL", ""))]
+_ASSET_ORIGINS = [
+    *_origin(os.environ.get("WAGTAILADMIN_BASE_URL", "")),
+    *_origin(os.environ.get("MEDIA_URL", "")),
+    *media_origins(),
+]
 
 # Readers' pages: no inline script (a template that needs one uses {{ request.csp_nonce }}),
 # no inline style, nothing from other origins but the video players, and no framing.
@@ -278,6 +306,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "account_locked.html"
 AXES_VERBOSE = False
+# Behind the proxy: the client's address from X-Forwarded-For set by these proxies (config/client_ip.py).
+# The same variable tells gunicorn whom to trust for forwarded headers; default: a proxy on this machine.
+TRUSTED_PROXY_IPS = env_list("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
 
 # Complex page editors post many fields (Wagtail's own recommendation).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000

@@ -36,6 +36,9 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # clients' requests); plain-HTTP requests are redirected to HTTPS.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+# Load balancers and Kubernetes probe app servers directly over plain HTTP, without the proxy's
+# header: a redirect would pass as healthy (Kubernetes counts 3xx as success) whatever /readyz says.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))

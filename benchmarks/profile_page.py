@@ -4,7 +4,7 @@ line that ran it, and the functions where the time goes (cProfile).
 Usage (with the benchmark's environment, e.g. DATABASE_URL of the benchmark database and
 PAGE_CACHE_SECONDS=0 so every request renders):
 
-    python benchmarks/profile_page.py PATH [--repeat N] [--top N] [--explain]
+    python benchmarks/profile_page.py PATH [--repeat N] [--top N] [--explain] [--sort cumulative]
 
 The path is requested once first (renditions, Wagtail's site cache, the site chrome cache), then
 ``--repeat`` times (default 50) for the timings; one more request is captured query by query,
@@ -64,6 +64,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--explain", action="store_true")
+    parser.add_argument("--sort", default="tottime", help="cProfile order: tottime (own time) or cumulative")
     args = parser.parse_args()
 
     client = Client(HTTP_HOST="127.0.0.1")
@@ -99,9 +100,9 @@ def main() -> None:
     profiler = cProfile.Profile()
     profiler.runcall(client.get, args.path)
     out = io.StringIO()
-    stats = pstats.Stats(profiler, stream=out).sort_stats("tottime")
+    stats = pstats.Stats(profiler, stream=out).sort_stats(args.sort)
     stats.print_stats(args.top)
-    print("\nFunctions by own time (cProfile, one request):")
+    print(f"\nFunctions by {args.sort} (cProfile, one request):")
     print(out.getvalue())
 
 

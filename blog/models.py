@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
 from django.core.validators import MaxLengthValidator
 from django.db import models
-from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -606,8 +606,13 @@ class ArticlePage(BasePage):
     def get_related_articles(self, limit: int = 3):
         """Up to ``limit`` other live articles sharing a topic, newest first (one query; the
         cards' relations are not prefetched, see ``prefetch_cards``)."""
-        topic_ids = ArticlePage.topics.through.objects.filter(articlepage_id=self.pk).values("topicpage_id")
-        return ArticlePage.objects.listed().filter(topics__in=topic_ids).exclude(pk=self.pk).distinct()[:limit]
+        through = ArticlePage.topics.through
+        topic_ids = through.objects.filter(articlepage_id=self.pk).values("topicpage_id")
+        # EXISTS rather than a join and DISTINCT: the database walks the listing index newest
+        # first and stops at ``limit`` matches, where DISTINCT had to sort every article sharing
+        # a topic (0.1-0.8 s at 10,000 articles).
+        shares_a_topic = Exists(through.objects.filter(articlepage_id=OuterRef("pk"), topicpage_id__in=topic_ids))
+        return ArticlePage.objects.listed().filter(shares_a_topic).exclude(pk=self.pk)[:limit]
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)

@@ -127,8 +127,10 @@ def worker_peak_rss_mb(server: subprocess.Popen) -> list[float]:
 
 def wrk(path: str) -> dict:
     """Run wrk against ``path``; returns requests/s, p50 and p99 in ms, and error count."""
-    for _ in range(3):  # warm-up: renditions, connections, the page cache
-        urllib.request.urlopen(BASE + path, timeout=30).read()  # noqa: S310 - loopback only
+    # Warm-up: renditions, connections, the page cache. Generous timeout: the workers may still
+    # be answering the requests wrk left queued for a slow page (search) when it stopped.
+    for _ in range(3):
+        urllib.request.urlopen(BASE + path, timeout=180).read()  # noqa: S310 - loopback only
     out = run("wrk", "-t2", "-c16", f"-d{DURATION}s", "--timeout", "5s", "--latency", BASE + path, capture=True)
     units = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 

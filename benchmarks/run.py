@@ -83,7 +83,8 @@ def page_paths() -> dict[str, str]:
         "topic = TopicPage.objects.live().order_by('title').first()\n"
         "print(json.dumps({'home': '/', 'blog index, page 1': '/blog/',"
         " 'blog index, last page': f'/blog/?page={last}', 'topic page': topic.url,"
-        " 'article': article.url, 'search': '/search/?query=gpu',"
+        " 'article': article.url, 'search': '/search/?query=gpu', 'RSS feed': '/blog/feed/rss/',"
+        " 'sitemap': '/sitemap.xml',"
         " 'static file (CSS)': staticfiles_storage.url('css/site.css')}))\n"
     )
     return json.loads(run(PY, "manage.py", "shell", "-v0", "-c", script, capture=True).strip().splitlines()[-1])
@@ -126,8 +127,10 @@ def worker_peak_rss_mb(server: subprocess.Popen) -> list[float]:
 
 def wrk(path: str) -> dict:
     """Run wrk against ``path``; returns requests/s, p50 and p99 in ms, and error count."""
-    for _ in range(3):  # warm-up: renditions, connections, the page cache
-        urllib.request.urlopen(BASE + path, timeout=30).read()  # noqa: S310 - loopback only
+    # Warm-up: renditions, connections, the page cache. Generous timeout: the workers may still
+    # be answering the requests wrk left queued for a slow page (search) when it stopped.
+    for _ in range(3):
+        urllib.request.urlopen(BASE + path, timeout=180).read()  # noqa: S310 - loopback only
     out = run("wrk", "-t2", "-c16", f"-d{DURATION}s", "--timeout", "5s", "--latency", BASE + path, capture=True)
     units = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
@@ -173,6 +176,7 @@ def write_report(paths, counts, results, memory, info) -> None:
         "",
         f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {info['machine']}; {info['software']}. "
         f"wrk -t2 -c16 -d{DURATION}s per row, against 127.0.0.1. "
+        f"Load average (1 min) {info['load']}. "
         "**The machine was shared with other builds running at the same time**, so figures are low and noisy.",
         "",
         "| page | path | SQL queries | cold req/s | cold p50 / p99 (ms) | warm req/s | warm p50 / p99 (ms) "
@@ -207,6 +211,7 @@ def write_report(paths, counts, results, memory, info) -> None:
 
 
 def main() -> None:
+    loads = []
     prepare_database()
     paths = page_paths()
     counts = query_counts(paths)
@@ -218,13 +223,16 @@ def main() -> None:
         try:
             results[mode] = {}
             for name, path in paths.items():
+                loads.append(os.getloadavg()[0])
                 results[mode][name] = wrk(path)
                 print(mode, name, results[mode][name], flush=True)
             memory[mode] = worker_peak_rss_mb(server)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=30)
-    write_report(paths, counts, results, memory, versions())
+    info = versions()
+    info["load"] = f"{min(loads):.1f}–{max(loads):.1f} on {os.cpu_count()} cores during the runs"
+    write_report(paths, counts, results, memory, info)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Site-wide models: the image model, the shared page base, the home page and site settings."""
 
+import copy
+
 from django.core.validators import RegexValidator
 from django.db import models
 
@@ -8,7 +10,8 @@ from wagtail.contrib.settings.models import BaseSiteSetting, register_setting
 from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
-from .public_pages import exclude_private, route_in_two_queries
+from . import site_chrome
+from .public_pages import exclude_private, restricted_paths, route_in_two_queries
 
 # Links editors type must be site paths, http(s) or mailto URLs: never ``javascript:`` and friends.
 validate_link = RegexValidator(
@@ -80,6 +83,8 @@ class BasePage(Page):
         if self.alias_of_id:
             return super().get_view_restrictions()
         paths = [self.path[:end] for end in range(self.steplen, len(self.path) + 1, self.steplen)]
+        if site_chrome.is_active() and restricted_paths().isdisjoint(paths):
+            return PageViewRestriction.objects.none()  # known without a query (site_chrome)
         return PageViewRestriction.objects.filter(page__path__in=paths)
 
     def get_meta_description(self) -> str:
@@ -140,7 +145,9 @@ class HomePage(BasePage):
         from blog.models import ArticlePage, BlogIndexPage
 
         context = super().get_context(request, *args, **kwargs)
-        context["blog_index"] = exclude_private(BlogIndexPage.objects.child_of(self).live()).first()
+        context["blog_index"] = site_chrome.memoized(
+            ("home-blog-index", self.pk), lambda: exclude_private(BlogIndexPage.objects.child_of(self).live()).first()
+        )
         context["latest_articles"] = ArticlePage.objects.for_listing()[: self.latest_count]
         return context
 
@@ -187,3 +194,12 @@ class SiteChromeSettings(BaseSiteSetting):
 
     class Meta:
         verbose_name = "header and footer"
+
+    @classmethod
+    def for_site(cls, site):
+        """Wagtail's lookup, remembered per cache generation (``home.site_chrome``): every page
+        shows these. A copy, so Wagtail's per-request attributes stay on this request's object."""
+        settings = site_chrome.memoized(
+            ("chrome-settings", cls.__name__, site.pk), lambda: super(SiteChromeSettings, cls).for_site(site)
+        )
+        return copy.copy(settings)

@@ -25,6 +25,8 @@ from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import quote_etag
 
+from . import site_chrome
+
 GENERATION_KEY = "page-cache:generation"
 PAGE_KEY_PREFIX = "page-cache:page:"
 UNCACHED_PREFIXES = ("/admin/", "/documents/")
@@ -37,6 +39,7 @@ def bump_generation() -> str:
     """Start a new cache generation: every page cached so far is stale. Returns the new token."""
     token = uuid.uuid4().hex
     cache.set(GENERATION_KEY, token, None)
+    site_chrome.generation_changed(token)
     return token
 
 
@@ -94,13 +97,11 @@ class PageCacheMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if not is_cacheable_request(request):
-            return self._private(self.get_response(request))
-
-        seconds = settings.PAGE_CACHE_SECONDS
-        key = page_key(request)
+        cacheable = is_cacheable_request(request)
+        seconds = settings.PAGE_CACHE_SECONDS if cacheable else 0
         generation = None
         if seconds:
+            key = page_key(request)
             found = cache.get_many([GENERATION_KEY, key])
             generation = found.get(GENERATION_KEY) or bump_generation()
             entry = found.get(key)
@@ -109,11 +110,20 @@ class PageCacheMiddleware:
                 for name, value in entry["headers"]:
                     response[name] = value
                 return self._public(request, response, entry["etag"], "hit")
+        elif settings.SITE_CHROME_CACHE:
+            generation = cache.get(GENERATION_KEY) or bump_generation()
 
         # The generation is read before rendering: a change committed while this page renders
-        # replaces it, so this (possibly old) rendering is stored under a stale token.
-        response = self.get_response(request)
-        if not is_cacheable_response(request, response):
+        # replaces it, so this (possibly old) rendering is stored under a stale token, and the
+        # site chrome remembered while it renders is dropped at the next request.
+        chrome = site_chrome.begin_request(generation) if generation else None
+        try:
+            site_chrome.attach_site(request)
+            response = self.get_response(request)
+        finally:
+            if chrome is not None:
+                site_chrome.end_request(chrome)
+        if not cacheable or not is_cacheable_response(request, response):
             return self._private(response)
         etag = _etag(response.content)
         if seconds:

@@ -12,7 +12,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from wagtail.models import Site
+from wagtail.models import Page, Site
+
+from . import site_chrome
 
 
 def current_site(request) -> Site | None:
@@ -75,6 +77,22 @@ def website_data(request) -> dict:
     }
 
 
+def _ancestor_crumbs(request, site, parent_path: str) -> tuple:
+    """``((title, absolute url), ...)`` of the live pages from ``site``'s root page down to the
+    page at ``parent_path``; remembered per site and parent (``home.site_chrome``)."""
+
+    def build():
+        if not parent_path:
+            return ()
+        paths = [parent_path[:end] for end in range(Page.steplen, len(parent_path) + 1, Page.steplen)]
+        ancestors = (
+            Page.objects.filter(path__in=paths).filter(depth__gte=site.root_page.depth).live().order_by("depth")
+        )
+        return tuple((ancestor.title, ancestor.get_full_url(request)) for ancestor in ancestors)
+
+    return site_chrome.memoized(("breadcrumbs", site.pk, parent_path), build)
+
+
 def breadcrumb_data(request, page, extra: list[tuple[str, str]] = ()) -> dict | None:
     """schema.org ``BreadcrumbList`` from the site's home page down to ``page``, then ``extra``.
 
@@ -84,8 +102,9 @@ def breadcrumb_data(request, page, extra: list[tuple[str, str]] = ()) -> dict | 
     site = current_site(request)
     crumbs = []
     if site is not None:
-        ancestors = page.get_ancestors(inclusive=True).filter(depth__gte=site.root_page.depth).live().specific()
-        crumbs = [(ancestor.title, ancestor.get_full_url(request)) for ancestor in ancestors]
+        crumbs = list(_ancestor_crumbs(request, site, page.path[: -page.steplen]))
+        if page.live and page.depth >= site.root_page.depth:
+            crumbs.append((page.title, page.get_full_url(request)))
     crumbs += list(extra)
     if len(crumbs) < 2:
         return None

@@ -54,6 +54,15 @@ def _media_in_tmp(media_root):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_site_chrome():
+    """Each test starts with an empty site chrome memo (home/site_chrome.py): a rolled-back test
+    replaces no cache generation, so what it remembered must not reach the next test."""
+    from home import site_chrome
+
+    site_chrome.generation_changed()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker, media_root):
     """Load the demo content once; each test then runs in a transaction rolled back after it."""

@@ -4,9 +4,21 @@ from django import template
 
 from wagtail.models import Site
 
+from home import site_chrome
+
 register = template.Library()
 
 _MISSING = object()
+
+
+def site_blog_index(site):
+    """The live blog index under ``site``'s root page, or None (remembered: ``home.site_chrome``)."""
+    from blog.models import BlogIndexPage
+
+    return site_chrome.memoized(
+        ("site-blog-index", site.pk),
+        lambda: BlogIndexPage.objects.live().descendant_of(site.root_page, inclusive=True).first(),
+    )
 
 
 def _blog_index(request, context=None):
@@ -24,7 +36,7 @@ def _blog_index(request, context=None):
     if not isinstance(blog_index, BlogIndexPage) or not blog_index.live:
         blog_index = None
     if blog_index is None and site is not None:
-        blog_index = BlogIndexPage.objects.live().descendant_of(site.root_page, inclusive=True).first()
+        blog_index = site_blog_index(site)
     if request is not None:
         request._blog_index = blog_index
     return blog_index

@@ -419,6 +419,10 @@ CACHES = {
 # invalidation must reach every process (web workers, the scheduler), which a per-process local
 # memory cache cannot do; production turns it on with Redis.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "0"))
+# Keep the site chrome (site, settings, blog index, topic list, breadcrumbs, view restrictions)
+# in each process's memory for one page-cache generation (home/site_chrome.py). Off by default
+# for the same reason as the page cache; production turns it on with Redis.
+SITE_CHROME_CACHE = os.environ.get("SITE_CHROME_CACHE", "").lower() in ("1", "true", "yes")
 # Cache-Control for shared caches (CDN) on public pages: s-maxage and stale-while-revalidate.
 CDN_CACHE_SECONDS = int(os.environ.get("CDN_CACHE_SECONDS", "300"))
 STALE_WHILE_REVALIDATE_SECONDS = int(os.environ.get("STALE_WHILE_REVALIDATE_SECONDS", "60"))

@@ -66,3 +66,4 @@ if REDIS_URL:
         },
     }
     PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "600"))
+    SITE_CHROME_CACHE = os.environ.get("SITE_CHROME_CACHE", "true").lower() in ("1", "true", "yes")

@@ -42,6 +42,9 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 
 INSTALLED_APPS = [
+    # runserver without Django's static handler (it answers /static/../x with a 500): WhiteNoise's
+    # middleware serves static files in development as in production (finders when DEBUG).
+    "whitenoise.runserver_nostatic",
     "home",
     "blog",
     "search",

@@ -73,6 +73,8 @@ INSTALLED_APPS = [
     "django_filters",
     "csp",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -93,6 +95,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(), then staff MFA: unverified sessions go to setup or verify.
+    "django_otp.middleware.OTPMiddleware",
+    "home.staff_mfa.StaffMFAMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security_headers.SiteCSPMiddleware",
@@ -281,6 +286,15 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "account_locked.html"
 AXES_VERBOSE = False
+
+# Staff two-step verification (TOTP, django-otp; home/staff_mfa.py). With STAFF_MFA_REQUIRED on,
+# superusers and these groups must enrol an authenticator app and enter a code after each sign-in;
+# anyone else (Editors) may enrol, and then enters codes too. Off here (development, tests: the
+# README's demo logins work with a password alone); production.py turns it on by default.
+STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", False)
+STAFF_MFA_REQUIRED_GROUPS = ["Moderators", "Administrators"]
+# The name authenticator apps show for the account.
+OTP_TOTP_ISSUER = "Cedana blog"
 
 # Complex page editors post many fields (Wagtail's own recommendation).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000

@@ -267,8 +267,9 @@ def access_entries(stack: Stack, since: float, until: float) -> list[tuple[int, 
 
 
 def window(entries, start: float, end: float) -> dict:
-    """Counts of requests, 5xx and page-cache hits/misses logged in [start, end)."""
-    chosen = [e for e in entries if start <= e[0] < end]
+    """Counts of requests, 5xx and page-cache hits/misses logged in [start, end), /readyz left out."""
+    # /readyz answering 503 while a dependency is down is its job, not an error.
+    chosen = [e for e in entries if start <= e[0] < end and e[2] != "/readyz"]
     return {
         "requests": len(chosen),
         "5xx": sum(1 for e in chosen if e[1] >= 500),

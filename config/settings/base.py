@@ -264,7 +264,7 @@ ADMIN_CONTENT_SECURITY_POLICY = {
         "default-src": [SELF],
         "script-src": [SELF, UNSAFE_INLINE, UNSAFE_EVAL, *_ASSET_ORIGINS],
         "style-src": [SELF, UNSAFE_INLINE, *_ASSET_ORIGINS],
-        "img-src": [SELF, "data:", "blob:", "https://www.gravatar.com", *_ASSET_ORIGINS],
+        "img-src": [SELF, "data:", "blob:", *_ASSET_ORIGINS],
         "font-src": [SELF, "data:"],
         "connect-src": [SELF],
         "media-src": [SELF, "blob:", *_ASSET_ORIGINS],
@@ -333,6 +333,10 @@ WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "webp"]
 WAGTAILEMBEDS_FINDERS = [
     {"class": "wagtail.embeds.finders.oembed", "providers": [youtube, vimeo]},
 ]
+# No avatars from Gravatar: Wagtail asks for them over the page's own scheme, which the admin CSP
+# refused on plain HTTP (tests/test_browser_admin_csp.py found it), and they tell Gravatar who
+# uses the admin. Wagtail shows its default avatar, or the photo a user uploads.
+WAGTAIL_GRAVATAR_PROVIDER_URL = None
 # No calls from editors' browsers to wagtail.org for release news.
 WAGTAIL_ENABLE_UPDATE_CHECK = False
 WAGTAIL_DATE_FORMAT = "%Y-%m-%d"

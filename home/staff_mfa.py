@@ -76,7 +76,8 @@ class StaffMFAMiddleware:
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated or user.is_verified():
             return None
-        if request.resolver_match.url_name in OPEN_URL_NAMES or not needs_verification(user):
+        match = getattr(request, "resolver_match", None)
+        if (match is not None and match.url_name in OPEN_URL_NAMES) or not needs_verification(user):
             return None
         target = VERIFY_URL_NAME if has_confirmed_device(user) else SETUP_URL_NAME
         return redirect(f"{reverse(target)}?{urlencode({'next': request.get_full_path()})}")

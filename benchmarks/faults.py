@@ -472,7 +472,8 @@ def write_report(block: str) -> None:
 def versions(stack: Stack) -> dict:
     script = "import django, wagtail, gunicorn; print(django.get_version(), wagtail.__version__, gunicorn.__version__)"
     django_v, wagtail_v, gunicorn_v = stack.run(PY, "-c", script, capture=True).split()
-    postgres = subprocess.run([pg_bin("postgres"), "--version"], capture_output=True, text=True).stdout.split()[-1]
+    postgres_out = subprocess.run([pg_bin("postgres"), "--version"], capture_output=True, text=True).stdout
+    postgres = re.search(r"\d+\.\d+", postgres_out).group(0)
     redis_v = re.search(r"v=(\S+)", subprocess.run(["redis-server", "-v"], capture_output=True, text=True).stdout)
     workers = stack.env.get("WEB_CONCURRENCY") or "gunicorn.conf.py's default"
     return {

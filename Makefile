@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench backup restore
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench faults backup restore
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -69,6 +69,10 @@ restore: install ## Restore BACKUP=var/backups/<timestamp> into an empty databas
 bench: install ## Benchmark the production stack (PostgreSQL, Redis, gunicorn, wrk); writes docs/performance.md
 	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
 	$(PY) benchmarks/run.py
+
+faults: install ## Load and fault runs on a throwaway PostgreSQL and Redis (ports 8710-8712, ~8 min); writes docs/reliability.md
+	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
+	$(PY) benchmarks/faults.py
 
 clean: ## Remove the virtualenv and local data (database, media)
 	rm -rf $(VENV) var

@@ -30,9 +30,8 @@ urlpatterns = [
 
 if settings.DEBUG:
     from django.conf.urls.static import static
-    from django.contrib.staticfiles.urls import staticfiles_urlpatterns
 
-    urlpatterns += staticfiles_urlpatterns()
+    # Static files need no URL here: WhiteNoise serves them, from the finders when DEBUG is on.
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
 
 urlpatterns += [path("", include(wagtail_urls))]

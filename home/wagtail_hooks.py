@@ -28,3 +28,31 @@ class ExactSizeOperation(FilterOperation):
 @hooks.register("register_image_operations")
 def register_exact_size_operation():
     return [("exact", ExactSizeOperation)]
+
+
+@hooks.register("register_admin_urls")
+def register_staff_mfa_urls():
+    """Two-step verification views (home/staff_mfa.py): /admin/mfa/setup/ and /admin/mfa/verify/."""
+    from django.urls import path
+
+    from home import staff_mfa
+
+    return [
+        path("mfa/setup/", staff_mfa.setup, name=staff_mfa.SETUP_URL_NAME),
+        path("mfa/verify/", staff_mfa.verify, name=staff_mfa.VERIFY_URL_NAME),
+    ]
+
+
+@hooks.register("register_account_menu_item")
+def staff_mfa_account_item(request):
+    """Account page link to set up (or move) the authenticator app; optional for Editors."""
+    from django.urls import reverse
+
+    from home.staff_mfa import SETUP_URL_NAME, has_confirmed_device
+
+    state = "on" if has_confirmed_device(request.user) else "off"
+    return {
+        "url": reverse(SETUP_URL_NAME),
+        "label": "Two-step verification",
+        "help_text": f"Codes from an authenticator app after each sign-in (currently {state}).",
+    }

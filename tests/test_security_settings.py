@@ -5,11 +5,15 @@ import os
 import secrets
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.test import override_settings
+from django.utils import timezone
 
 import pytest
+import time_machine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -155,3 +159,33 @@ def test_staff_session_cookie_is_secure_httponly_and_ends_with_the_browser(clien
     assert cookie["samesite"] == "Lax"
     assert not cookie["expires"] and not cookie["max-age"]  # a browser-session cookie
     assert client.session.get_expiry_age() <= 12 * 60 * 60
+
+
+def test_a_staff_session_ends_on_the_server_after_the_cookie_age(client, db, django_user_model):
+    """Even a browser that never closes (or a copied cookie) loses the session after SESSION_COOKIE_AGE."""
+    staff = django_user_model.objects.create_superuser("editor-x", "x@example.com", "Correct-Horse-Battery-9")
+    assert (
+        client.post("/admin/login/", {"username": staff.username, "password": "Correct-Horse-Battery-9"}).status_code
+        == 302
+    )
+    age = timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    with time_machine.travel(timezone.now() + age - timedelta(minutes=1)):
+        assert client.get("/admin/").status_code == 200
+    with time_machine.travel(timezone.now() + age + timedelta(minutes=1)):
+        response = client.get("/admin/")
+        assert response.status_code == 302
+        assert response["Location"].startswith("/admin/login/")
+
+
+def test_the_admin_gets_the_same_protective_headers(client, db, django_user_model):
+    staff = django_user_model.objects.create_superuser("editor-h", "h@example.com", "Correct-Horse-Battery-9")
+    for url in ("/admin/login/",):
+        response = client.get(url)
+        assert response["X-Content-Type-Options"] == "nosniff"
+        assert response["Referrer-Policy"] == "strict-origin-when-cross-origin"
+        assert response["X-Frame-Options"] == "DENY"  # the sign-in page is never framed
+        assert "camera=()" in response["Permissions-Policy"]
+    client.force_login(staff)
+    response = client.get("/admin/pages/")
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert "frame-ancestors 'self'" in response["Content-Security-Policy"]

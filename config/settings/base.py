@@ -42,6 +42,9 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 
 INSTALLED_APPS = [
+    # runserver without Django's static handler (it answers /static/../x with a 500): WhiteNoise's
+    # middleware serves static files in development as in production (finders when DEBUG).
+    "whitenoise.runserver_nostatic",
     "home",
     "blog",
     "search",
@@ -70,6 +73,8 @@ INSTALLED_APPS = [
     "django_filters",
     "csp",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -90,6 +95,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(), then staff MFA: unverified sessions go to setup or verify.
+    "django_otp.middleware.OTPMiddleware",
+    "home.staff_mfa.StaffMFAMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security_headers.SiteCSPMiddleware",
@@ -284,7 +292,7 @@ ADMIN_CONTENT_SECURITY_POLICY = {
         "default-src": [SELF],
         "script-src": [SELF, UNSAFE_INLINE, UNSAFE_EVAL, *_ASSET_ORIGINS],
         "style-src": [SELF, UNSAFE_INLINE, *_ASSET_ORIGINS],
-        "img-src": [SELF, "data:", "blob:", "https://www.gravatar.com", *_ASSET_ORIGINS],
+        "img-src": [SELF, "data:", "blob:", *_ASSET_ORIGINS],
         "font-src": [SELF, "data:"],
         "connect-src": [SELF],
         "media-src": [SELF, "blob:", *_ASSET_ORIGINS],
@@ -310,6 +318,15 @@ AXES_VERBOSE = False
 # The same variable tells gunicorn whom to trust for forwarded headers; default: a proxy on this machine.
 TRUSTED_PROXY_IPS = env_list("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+
+# Staff two-step verification (TOTP, django-otp; home/staff_mfa.py). With STAFF_MFA_REQUIRED on,
+# superusers and these groups must enrol an authenticator app and enter a code after each sign-in;
+# anyone else (Editors) may enrol, and then enters codes too. Off here (development, tests: the
+# README's demo logins work with a password alone); production.py turns it on by default.
+STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", False)
+STAFF_MFA_REQUIRED_GROUPS = ["Moderators", "Administrators"]
+# The name authenticator apps show for the account.
+OTP_TOTP_ISSUER = "Cedana blog"
 
 # Complex page editors post many fields (Wagtail's own recommendation).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
@@ -348,6 +365,10 @@ WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "webp"]
 WAGTAILEMBEDS_FINDERS = [
     {"class": "wagtail.embeds.finders.oembed", "providers": [youtube, vimeo]},
 ]
+# No avatars from Gravatar: Wagtail asks for them over the page's own scheme, which the admin CSP
+# refused on plain HTTP (tests/test_browser_admin_csp.py found it), and they tell Gravatar who
+# uses the admin. Wagtail shows its default avatar, or the photo a user uploads.
+WAGTAIL_GRAVATAR_PROVIDER_URL = None
 # No calls from editors' browsers to wagtail.org for release news.
 WAGTAIL_ENABLE_UPDATE_CHECK = False
 WAGTAIL_DATE_FORMAT = "%Y-%m-%d"

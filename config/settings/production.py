@@ -47,22 +47,36 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
+# Moderators and administrators must use two-step verification (home/staff_mfa.py).
+STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)
 
 # Redis for the page and rendition caches when REDIS_URL is set (e.g. redis://127.0.0.1:6379/0);
-# the page cache is then on by default (PAGE_CACHE_SECONDS, see base.py).
+# the page cache is then on by default (PAGE_CACHE_SECONDS, see base.py). django-redis with
+# IGNORE_EXCEPTIONS: while Redis is down every read is a miss and every write is dropped (logged),
+# so pages are rendered uncached instead of failing with a 500, and the cache is used again as soon
+# as Redis answers (benchmarks/faults.py proves both). Short socket timeouts keep a hung Redis from
+# holding workers.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_OPTIONS = {
+    "IGNORE_EXCEPTIONS": True,
+    "SOCKET_CONNECT_TIMEOUT": float(os.environ.get("REDIS_CONNECT_TIMEOUT", "0.5")),
+    "SOCKET_TIMEOUT": float(os.environ.get("REDIS_TIMEOUT", "1.0")),
+}
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "cedana",
+            "OPTIONS": REDIS_OPTIONS,
         },
         "renditions": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "cedana-renditions",
             "TIMEOUT": 60 * 60 * 24 * 7,
+            "OPTIONS": REDIS_OPTIONS,
         },
     }
     PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "600"))

@@ -1,0 +1,127 @@
+"""Content the fault runs watch (``benchmarks/faults.py`` calls this with the stack's environment).
+
+``python benchmarks/faults_state.py prepare`` makes a draft article with two revisions, an
+article to schedule, an uploaded image and a document, and prints their ids as JSON.
+``snapshot IDS_JSON`` prints what must survive every fault: row counts, each revision of the
+draft with a SHA-256 of its content, whether the draft is live, and a SHA-256 of every media file.
+``schedule PAGE_ID SECONDS`` schedules that page's latest revision to go live SECONDS from now
+(Wagtail's approved go-live, as a moderator's "publish" with a future go-live time does).
+``status PAGE_ID`` prints whether the page is live and its URL.
+
+Each command prints one JSON object on its last line.
+"""
+
+import hashlib
+import io
+import json
+import os
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.core.files.base import ContentFile  # noqa: E402
+from django.core.files.images import ImageFile  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from wagtail.documents import get_document_model  # noqa: E402
+from wagtail.images import get_image_model  # noqa: E402
+from wagtail.models import Page, Revision  # noqa: E402
+
+from PIL import Image as PILImage  # noqa: E402
+
+from blog.models import ArticlePage  # noqa: E402
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def prepare() -> dict:
+    """Create the draft (two revisions), the article to schedule, an image and a document."""
+    source = ArticlePage.objects.live().order_by("path").first()
+    parent = source.get_parent()
+    draft = source.copy(
+        to=parent, update_attrs={"title": "Fault-run draft", "slug": "fault-run-draft"}, keep_live=False
+    )
+    draft = draft.specific
+    draft.summary = "First draft written before the faults."
+    draft.save_revision()
+    draft.summary = "Second draft written before the faults: this text must survive them."
+    draft.save_revision()
+    scheduled = source.copy(
+        to=parent, update_attrs={"title": "Fault-run scheduled", "slug": "fault-run-scheduled"}, keep_live=False
+    )
+    buffer = io.BytesIO()
+    PILImage.new("RGB", (1600, 900), (30, 90, 160)).save(buffer, "PNG")
+    image = get_image_model().objects.create(
+        title="Fault-run image",
+        description="A blue rectangle uploaded before the faults.",
+        file=ImageFile(io.BytesIO(buffer.getvalue()), name="fault-run.png"),
+    )
+    document = get_document_model().objects.create(
+        title="Fault-run document", file=ContentFile(b"Notes that must survive.\n" * 100, name="fault-run.txt")
+    )
+    return {"draft": draft.pk, "scheduled": scheduled.pk, "image": image.pk, "document": document.pk}
+
+
+def snapshot(ids: dict) -> dict:
+    """What must be the same after every fault (see the module docstring)."""
+    draft = Page.objects.get(pk=ids["draft"])
+    revisions = {
+        str(revision.pk): _sha(json.dumps(revision.content, sort_keys=True).encode())
+        for revision in Revision.page_revisions.filter(object_id=str(draft.pk)).order_by("pk")
+    }
+    media = {}
+    for path in sorted(Path(settings.MEDIA_ROOT).rglob("*")):
+        if path.is_file() and path.parts[-2] in ("original_images", "documents"):
+            media[str(path.relative_to(settings.MEDIA_ROOT))] = _sha(path.read_bytes())
+    return {
+        "pages": Page.objects.count(),
+        "images": get_image_model().objects.count(),
+        "documents": get_document_model().objects.count(),
+        "draft_live": draft.live,
+        "draft_latest_summary": draft.get_latest_revision_as_object().summary,
+        "draft_revisions": revisions,
+        "media": media,
+        "image_file": get_image_model().objects.get(pk=ids["image"]).file.name,
+        "document_file": get_document_model().objects.get(pk=ids["document"]).file.name,
+    }
+
+
+def schedule(page_id: int, seconds: int) -> dict:
+    """Approve the page's latest content to go live ``seconds`` from now; it stays a draft until then."""
+    page = Page.objects.get(pk=page_id).specific
+    page.go_live_at = timezone.now() + timedelta(seconds=seconds)
+    revision = page.save_revision()
+    revision.publish()
+    page.refresh_from_db()
+    return {"live": page.live, "go_live_at": page.go_live_at.isoformat()}
+
+
+def status(page_id: int) -> dict:
+    page = Page.objects.get(pk=page_id)
+    return {"live": page.live, "url": page.url}
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "prepare":
+        result = prepare()
+    elif command == "snapshot":
+        result = snapshot(json.loads(args[0]))
+    elif command == "schedule":
+        result = schedule(int(args[0]), int(args[1]))
+    elif command == "status":
+        result = status(int(args[0]))
+    else:
+        sys.exit(f"unknown command {command!r}")
+    print(json.dumps(result))

@@ -11,6 +11,7 @@ from wagtail.models import Page, Revision, Site
 import pytest
 
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
+from blog.page_forms import FIELD_LIMITS
 from home.models import HomePage, SiteImage
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +112,11 @@ def test_load_demo_creates_the_demo_logins_once(tmp_path, settings, django_user_
     call_command("load_demo", "--users", stdout=out)
     assert stored["editor"] in out.getvalue()
     assert json.loads((tmp_path / "var" / "demo-logins.json").read_text()) == stored
+
+
+def test_every_demo_article_fits_the_editors_field_limits(demo):
+    """An editor who opens a demo article can save it as it is (the seed's longest summary is 176)."""
+    for article in ArticlePage.objects.all():
+        for field, (limit, _help) in FIELD_LIMITS.items():
+            value = getattr(article, field) or ""
+            assert len(value) <= limit, (article.slug, field, len(value))

@@ -21,6 +21,7 @@ from wagtail.models import Page, Site
 
 from blog.illustrations import render_png
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
+from blog.page_forms import SEARCH_DESCRIPTION_MAX_LENGTH
 from blog.roles import EDITORS, MODERATORS, ensure_editorial_roles
 from home.models import HomePage, SiteChromeSettings
 
@@ -173,8 +174,10 @@ class Command(BaseCommand):
             # image's description holds it too, cut to the column's size if ever needed.
             "image_alt": entry["image"]["alt_text"],
             "date_published": published,
-            # The card's meta description; the seed pages describe themselves with the summary.
-            "search_description": entry.get("search_description") or entry["summary"],
+            # The meta description; the seed pages describe themselves with the summary, cut at a
+            # word to the editor form's limit so every demo article can be saved as it loads.
+            "search_description": entry.get("search_description")
+            or Truncator(entry["summary"]).chars(SEARCH_DESCRIPTION_MAX_LENGTH),
         }
         m2m = {"topics": article_topics, "authors": article_authors}
         dates = {"first_published_at": published, "last_published_at": published}

@@ -74,25 +74,83 @@ class HeadingBlock(blocks.StructBlock):
     def clean(self, value):
         value = super().clean(value)
         anchor = value.get("anchor") or ""
-        if anchor and slugify(anchor) != anchor:
+        if anchor and _slug(anchor) != anchor:
             raise StructBlockValidationError(
                 block_errors={
                     "anchor": ValidationError(
-                        f"Use lowercase letters, digits and hyphens only, e.g. '{slugify(anchor) or 'section'}'."
+                        f"Use lowercase letters, digits and hyphens only, e.g. '{_slug(anchor) or 'section'}'."
                     )
+                }
+            )
+        if anchor in RESERVED_IDS:
+            raise StructBlockValidationError(
+                block_errors={
+                    "anchor": ValidationError(f"'{anchor}' is used by the page itself; choose another, e.g. '{anchor}-2'.")
                 }
             )
         return value
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
-        context["anchor"] = heading_anchor(value)
+        # The article template passes the anchor made unique across the body (unique_anchors);
+        # a heading rendered alone (block previews) falls back to its own.
+        context["anchor"] = (parent_context or {}).get("unique_anchor") or heading_anchor(value)
         return context
 
 
+# Element ids the site's templates use on an article page (base.html, the header and footer,
+# article_page.html): a heading must never take one, or the contents links and aria-labelledby
+# would point at the wrong element.
+RESERVED_IDS = frozenset(
+    {
+        "main",
+        "toc-heading",
+        "related-heading",
+        "featured-heading",
+        "latest-heading",
+        "listing-heading",
+        "listing-count",
+        "picks-heading",
+        "result-count",
+        "search-heading",
+        "search-page-query",
+        "search-sort",
+        "site-search-query",
+    }
+)
+
+
+def _slug(text: str) -> str:
+    # allow_unicode keeps "Обзор" and "日本語" as themselves (HTML ids and URL fragments may be
+    # any non-space characters), instead of reducing every non-Latin heading to "section".
+    return slugify(text, allow_unicode=True)
+
+
 def heading_anchor(value) -> str:
-    """The id of a heading block's value: its explicit anchor, else the slug of its text."""
-    return value.get("anchor") or slugify(value.get("text", "")) or "section"
+    """The id a heading block's value asks for: its explicit anchor, else the Unicode slug of its
+    text, else ``"section"``. Not unique by itself; see ``unique_anchors``."""
+    return value.get("anchor") or _slug(value.get("text", "")) or "section"
+
+
+def unique_anchors(values) -> list[str]:
+    """One id per heading value in ``values`` (body order), unique within the article.
+
+    Explicit anchors are placed first, so a derived anchor never takes the id an editor chose
+    for old links; a repeated id gets ``-2``, ``-3``, ... in body order; ``RESERVED_IDS`` are
+    never used.
+    """
+    values = list(values)
+    anchors: list[str | None] = [None] * len(values)
+    taken = set(RESERVED_IDS)
+    explicit_first = sorted(range(len(values)), key=lambda i: not values[i].get("anchor"))
+    for index in explicit_first:
+        base = heading_anchor(values[index])
+        anchor, number = base, 2
+        while anchor in taken:
+            anchor, number = f"{base}-{number}", number + 1
+        taken.add(anchor)
+        anchors[index] = anchor
+    return anchors
 
 
 class ParagraphBlock(SafeRichTextBlock):

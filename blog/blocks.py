@@ -85,7 +85,9 @@ class HeadingBlock(blocks.StructBlock):
         if anchor in RESERVED_IDS:
             raise StructBlockValidationError(
                 block_errors={
-                    "anchor": ValidationError(f"'{anchor}' is used by the page itself; choose another, e.g. '{anchor}-2'.")
+                    "anchor": ValidationError(
+                        f"'{anchor}' is used by the page itself; choose another, e.g. '{anchor}-2'."
+                    )
                 }
             )
         return value

@@ -4,6 +4,9 @@ Every block names its icon, template (under ``templates/components/streamfield/b
 description and preview value, so Wagtail's block picker shows editors what they insert.
 """
 
+import json
+import re
+
 from django.core.exceptions import ValidationError
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -13,7 +16,10 @@ from wagtail.blocks.struct_block import StructBlockValidationError
 from wagtail.contrib.table_block.blocks import TableBlock
 from wagtail.embeds.blocks import EmbedBlock
 from wagtail.images.blocks import ImageChooserBlock
+from wagtail.rich_text import RichText
 
+from bs4 import BeautifulSoup
+from draftjs_exporter.error import ExporterException
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -155,10 +161,92 @@ def unique_anchors(values) -> list[str]:
     return anchors
 
 
-class ParagraphBlock(SafeRichTextBlock):
+class _UnreadableRichText(RichText):
+    """What ``ArticleRichTextBlock`` reads from a form post that is not Draftail's JSON."""
+
+    def __init__(self):
+        super().__init__("")
+
+
+class _RichTextWithBadPageLinks(RichText):
+    """A post with page links whose id is not a page pk; ``source`` has them as plain text, so
+    the editor can show the form again with the error."""
+
+
+# Wagtail stores a link to a page as <a linktype="page" id="<page pk>">; pks are positive
+# integers that fit the database's integer column.
+_PAGE_ID = re.compile(r"[1-9][0-9]{0,9}")
+_MAX_PAGE_ID = 2**31 - 1
+
+
+def _bad_page_links(soup) -> list:
+    return [
+        tag
+        for tag in soup.find_all("a", attrs={"linktype": "page"})
+        if not (_PAGE_ID.fullmatch(str(tag.get("id", ""))) and int(tag["id"]) <= _MAX_PAGE_ID)
+    ]
+
+
+def without_bad_page_links(html: str) -> str:
+    """``html`` with every page link whose id is not a page primary key replaced by its text.
+
+    Wagtail looks a page link up with ``Page.objects.get(id=...)`` when it renders the page and
+    when it opens the editor, and a non-numeric id there is an error (a 500) every time. Input
+    that passed the form never has one (``ArticleRichTextBlock.clean``); this keeps older stored
+    data readable and editable. Clean HTML is returned unchanged.
+    """
+    if not html or 'linktype="page"' not in html:
+        return html
+    soup = BeautifulSoup(html, "html.parser")
+    bad = _bad_page_links(soup)
+    for tag in bad:
+        tag.unwrap()
+    return str(soup) if bad else html
+
+
+class ArticleRichTextBlock(SafeRichTextBlock):
+    """Rich text that turns a malformed editor post into a form error instead of a 500.
+
+    Draftail posts its content as JSON (Draft.js ContentState), which Wagtail's widget converts
+    to HTML in ``value_from_datadict``; input that is not JSON, or JSON of another shape, raises
+    there (JSONDecodeError, AttributeError, draftjs_exporter's ExporterException). A link to a
+    page whose id is not a page pk is refused too, as Wagtail would fail to render it.
+    Stored HTML is cleaned of script on load (``home.rich_text_safety``) and of such links.
+    """
+
+    def value_from_datadict(self, data, files, prefix):
+        try:
+            value = super().value_from_datadict(data, files, prefix)
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, ExporterException):
+            return _UnreadableRichText()
+        source = value.source if value else ""
+        cleaned = without_bad_page_links(source)
+        return _RichTextWithBadPageLinks(cleaned) if cleaned != source else value
+
+    def clean(self, value):
+        if isinstance(value, _UnreadableRichText):
+            raise ValidationError("This text could not be read from the editor. Reload the page and type it again.")
+        if isinstance(value, _RichTextWithBadPageLinks):
+            raise ValidationError(
+                "A link pointed to a page that does not exist and was removed. Check the text, then save."
+            )
+        return super().clean(value)
+
+    def normalize(self, value):
+        # StreamValue normalizes child values; keep the markers clean() looks for.
+        if isinstance(value, (_UnreadableRichText, _RichTextWithBadPageLinks)):
+            return value
+        return super().normalize(value)
+
+    def to_python(self, value):
+        return super().to_python(without_bad_page_links(value) if isinstance(value, str) else value)
+
+
+class ParagraphBlock(ArticleRichTextBlock):
     """Body text: paragraphs, lists, emphasis, inline code and links (no headings or images).
 
-    Stored HTML is cleaned of script on load (``home.rich_text_safety``)."""
+    Stored HTML is cleaned of script on load (``home.rich_text_safety``); malformed editor posts
+    are form errors (``ArticleRichTextBlock``)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("features", PARAGRAPH_FEATURES)
@@ -174,6 +262,31 @@ class ParagraphBlock(SafeRichTextBlock):
         )
 
 
+class ExistingImageChooserBlock(ImageChooserBlock):
+    """An image chooser whose posted id must name an image in the library.
+
+    Wagtail's ImageChooserBlock turns an unknown id into "no image" (which a draft may save,
+    silently dropping the figure) and a non-numeric one into a ValueError (a 500). Here either
+    is kept as posted and refused by the form field ("Select a valid choice").
+    """
+
+    def value_from_form(self, value):
+        if value is None or isinstance(value, self.model_class):
+            return value
+        try:
+            return self.model_class.objects.get(pk=int(value))
+        except (TypeError, ValueError, OverflowError, self.model_class.DoesNotExist):
+            return str(value)
+
+    def clean(self, value):
+        if isinstance(value, str):
+            raise ValidationError("That image is not in the library. Choose the image again.")
+        return super().clean(value)
+
+    def get_form_state(self, value):
+        return super().get_form_state(value if not isinstance(value, str) else None)
+
+
 class FigureBlock(blocks.StructBlock):
     """An image from the library with required alt text and an optional caption.
 
@@ -181,7 +294,7 @@ class FigureBlock(blocks.StructBlock):
     (WCAG 2.2, 1.1.1 Non-text Content); it describes what the image shows in this article.
     """
 
-    image = ImageChooserBlock()
+    image = ExistingImageChooserBlock()
     alt_text = blocks.CharBlock(
         max_length=500,
         help_text="Describe what the image shows for readers who cannot see it (required).",
@@ -290,16 +403,67 @@ class DataTableBlock(TableBlock):
             "table_caption": "Cost per delivered token",
         }
 
+    def value_from_form(self, value):
+        # Wagtail's TableBlock json.loads the posted string; anything else would be a 500.
+        try:
+            return json.loads(value)
+        except (TypeError, ValueError):
+            return _UNREADABLE_TABLE
+
+    def get_form_state(self, value):
+        return None if value is _UNREADABLE_TABLE else super().get_form_state(value)
+
     def clean(self, value):
+        if value is _UNREADABLE_TABLE:
+            raise ValidationError("The table could not be read from the editor. Reload the page and enter it again.")
+        table_shape_error(value)
         value = super().clean(value)
-        rows = (value or {}).get("data") or []
-        rows = [row for row in rows if any((cell or "").strip() for cell in row)]
+        rows = [row for row in value["data"] if any((cell or "").strip() for cell in row)]
         if not rows:
             raise ValidationError("Add at least one row to the table.")
         widths = {len(row) for row in rows}
         if len(widths) != 1:
             raise ValidationError("Every row must have the same number of columns.")
         return value
+
+
+_UNREADABLE_TABLE = object()
+
+# Limits on a table's size: well above any table an article needs (the demo's largest is 5 x 4),
+# small enough that a page of them stays quick to render and edit. Our own editorial figures.
+TABLE_MAX_ROWS = 100
+TABLE_MAX_COLUMNS = 12
+TABLE_MAX_CELL_LENGTH = 500
+
+
+def table_shape_error(value) -> None:
+    """Raise ValidationError unless ``value`` is a table as Wagtail's table editor posts it.
+
+    Shape: a dict whose ``"data"`` is a list of at most TABLE_MAX_ROWS rows, each a list of at
+    most TABLE_MAX_COLUMNS cells, each a string (at most TABLE_MAX_CELL_LENGTH characters) or
+    null (an empty cell); ``"table_caption"`` a string; ``"cell"``/``"mergeCells"`` (cell
+    metadata Wagtail reads when rendering) lists of objects with integer ``row``/``col``.
+    """
+    if not isinstance(value, dict) or not isinstance(value.get("data"), list):
+        raise ValidationError("The table is not in the table editor's format. Reload the page and enter it again.")
+    rows = value["data"]
+    if len(rows) > TABLE_MAX_ROWS:
+        raise ValidationError(f"A table can have at most {TABLE_MAX_ROWS} rows; split it or link to the data.")
+    for row in rows:
+        if not isinstance(row, list) or not all(cell is None or isinstance(cell, str) for cell in row):
+            raise ValidationError("Every table row must be a list of text cells.")
+        if len(row) > TABLE_MAX_COLUMNS:
+            raise ValidationError(f"A table can have at most {TABLE_MAX_COLUMNS} columns.")
+        if any(len(cell or "") > TABLE_MAX_CELL_LENGTH for cell in row):
+            raise ValidationError(f"Keep each table cell under {TABLE_MAX_CELL_LENGTH} characters.")
+    if not isinstance(value.get("table_caption") or "", str):
+        raise ValidationError("The table caption must be text.")
+    for key, fields in (("cell", ("row", "col")), ("mergeCells", ("row", "col", "rowspan", "colspan"))):
+        items = value.get(key) or []
+        if not isinstance(items, list) or not all(
+            isinstance(item, dict) and all(type(item.get(field)) is int for field in fields) for item in items
+        ):
+            raise ValidationError("The table's cell settings are not in the table editor's format.")
 
 
 class QuoteBlock(blocks.StructBlock):
@@ -329,7 +493,7 @@ class CalloutBlock(blocks.StructBlock):
         default="note",
     )
     title = blocks.CharBlock(required=False, max_length=120)
-    text = SafeRichTextBlock(features=PARAGRAPH_FEATURES)
+    text = ArticleRichTextBlock(features=PARAGRAPH_FEATURES)
 
     class Meta:
         icon = "warning"

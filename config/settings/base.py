@@ -88,6 +88,9 @@ MIDDLEWARE = [
     "home.page_cache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before the CSRF check, which is the first to read a POST: an over-limit post gets an
+    # explanatory 413 page (home/request_limits.py) instead of a bare 400.
+    "home.request_limits.RequestLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -281,6 +284,12 @@ AXES_VERBOSE = False
 
 # Complex page editors post many fields (Wagtail's own recommendation).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
+# Form data per request, files excluded (Django's default is 2.5 MB). An article edit posts about
+# 13-18 bytes per English word (measured on the demo articles: Draftail's JSON, URL-encoded), and
+# about 9 bytes per character of Chinese or Japanese text; the body's largest table is 100 x 12
+# cells of 500 characters (blog/blocks.py). 5 MB holds a book-length article or several maximal
+# tables, and still bounds what one request can make the server hold in memory.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 
 # Wagtail
 WAGTAIL_SITE_NAME = "Cedana blog"

@@ -30,6 +30,10 @@ install: $(VENV)/.base-installed ## Create .venv and install the pinned runtime 
 
 install-dev: $(VENV)/.dev-installed ## Install the pinned runtime and development dependencies
 
+# Absolute URLs (canonical, feeds, sitemap, e-mail links) follow the address `make run` serves,
+# unless WAGTAILADMIN_BASE_URL or WAGTAIL_SITE_ROOT_URL is set (README, "Absolute URLs").
+setup run: export WAGTAILADMIN_BASE_URL ?= http://$(HOST):$(PORT)
+
 setup: install ## Install, migrate and load the demo content (no server)
 	mkdir -p var
 	$(MANAGE) migrate --noinput

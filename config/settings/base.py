@@ -294,6 +294,11 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 
 # Wagtail
 WAGTAIL_SITE_NAME = "Cedana blog"
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
+# Where readers reach the site ("scheme://host[:port]", no path): `load_demo` (so `make setup` and
+# `make run`) gives the default Wagtail Site this host and port on every run, and every absolute
+# URL (canonical, og:url/og:image, sitemap, robots.txt, feeds, API html_url, e-mail "view" links)
+# is built from that Site. Wagtail's own default Site is localhost:80.
+WAGTAIL_SITE_ROOT_URL = os.environ.get("WAGTAIL_SITE_ROOT_URL", WAGTAILADMIN_BASE_URL)
 # Workflow e-mails (submitted to Moderators and superusers; approved and rejected to the submitter)
 # come from DEFAULT_FROM_EMAIL and link to WAGTAILADMIN_BASE_URL. The backend is per environment:
 # console in dev, locmem in tests, SMTP from the environment in production.

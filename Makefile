@@ -19,10 +19,12 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 $(VENV)/.base-installed: requirements/base.txt | $(PY)
+	@echo "Installing the pinned dependencies into $(VENV): a few minutes the first time, quietly."
 	$(PIP) install --quiet -r requirements/base.txt
 	touch $@
 
 $(VENV)/.dev-installed: requirements/base.txt requirements/dev.txt | $(PY)
+	@echo "Installing the pinned development dependencies into $(VENV): a few minutes the first time, quietly."
 	$(PIP) install --quiet -r requirements/dev.txt
 	touch $(VENV)/.base-installed $@
 

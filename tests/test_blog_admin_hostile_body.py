@@ -10,7 +10,6 @@ from wagtail.test.utils.form_data import rich_text
 
 import pytest
 
-from blog.blocks import DataTableBlock, without_bad_page_links
 from blog.models import ArticlePage
 
 from .admin_forms import article_form_data
@@ -94,6 +93,8 @@ def test_good_table_image_and_page_link_still_save(client, demo, editor):
 
 def test_a_stored_page_link_with_a_bad_id_renders_as_text(client, demo, editor):
     """Data saved before the form refused it: the page, preview and editor still open."""
+    from blog.blocks import without_bad_page_links
+
     article = demo.articles[3]
     article.body = [{"type": "paragraph", "value": '<p>see <a linktype="page" id="abc">here</a></p>'}]
     article.save_revision().publish()
@@ -106,6 +107,8 @@ def test_a_stored_page_link_with_a_bad_id_renders_as_text(client, demo, editor):
 
 
 def test_table_block_messages_say_what_to_fix():
+    from blog.blocks import DataTableBlock
+
     block = DataTableBlock()
     with pytest.raises(Exception, match="list of text cells"):
         block.clean({**TABLE, "data": [[1, None]]})

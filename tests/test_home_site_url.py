@@ -10,8 +10,6 @@ from wagtail.models import Site
 
 import pytest
 
-from blog.management.commands.load_demo import site_host_and_port
-
 pytestmark = pytest.mark.django_db
 
 
@@ -50,6 +48,8 @@ def test_load_demo_puts_the_site_at_the_configured_address(client, demo, setting
     ],
 )
 def test_site_address_from_a_root_url(url, expected):
+    from blog.management.commands.load_demo import site_host_and_port
+
     assert site_host_and_port(url) == expected
 
 
@@ -57,5 +57,7 @@ def test_site_address_from_a_root_url(url, expected):
     "url", ["127.0.0.1:8000", "ftp://x", "http://", "http://x/blog/", "http://x:99999", "https://x:8443"]
 )
 def test_a_malformed_site_root_url_is_refused(url):
+    from blog.management.commands.load_demo import site_host_and_port
+
     with pytest.raises(CommandError):
         site_host_and_port(url)

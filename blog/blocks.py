@@ -270,6 +270,11 @@ class ExistingImageChooserBlock(ImageChooserBlock):
     is kept as posted and refused by the form field ("Select a valid choice").
     """
 
+    def deconstruct(self):
+        # Stores what ImageChooserBlock stores; migrations record it as one (no migration).
+        _path, args, kwargs = super().deconstruct()
+        return "wagtail.images.blocks.ImageChooserBlock", args, kwargs
+
     def value_from_form(self, value):
         if value is None or isinstance(value, self.model_class):
             return value

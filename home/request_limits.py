@@ -11,7 +11,7 @@ saved, which limit applies and how to keep the text.
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
-from django.http import HttpResponse
+from django.http import HttpResponse, UnreadablePostError
 from django.template.loader import render_to_string
 
 
@@ -39,6 +39,8 @@ class RequestLimitsMiddleware:
                 return too_large(request, limit)
             except TooManyFieldsSent:
                 return too_large(request, f"{settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} form fields")
+            except UnreadablePostError:
+                pass  # the client went away mid-upload: left to the CSRF check, as before
         return self.get_response(request)
 
 

@@ -19,7 +19,15 @@ def load_demo() -> str:
     return out.getvalue()
 
 
-def test_load_demo_puts_the_site_at_the_configured_address(client, demo, settings):
+@pytest.fixture
+def fresh_site_cache():
+    """Wagtail caches the sites' root URLs; the rolled-back Site change must not outlive the test."""
+    Site.clear_site_root_paths_cache()
+    yield
+    Site.clear_site_root_paths_cache()
+
+
+def test_load_demo_puts_the_site_at_the_configured_address(client, demo, settings, fresh_site_cache):
     settings.WAGTAIL_SITE_ROOT_URL = "http://127.0.0.1:8000"
     assert "1 change" in load_demo()
     site = Site.objects.get(is_default_site=True)

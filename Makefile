@@ -19,16 +19,22 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 $(VENV)/.base-installed: requirements/base.txt | $(PY)
+	@echo "Installing the pinned dependencies into $(VENV): a few minutes the first time, quietly."
 	$(PIP) install --quiet -r requirements/base.txt
 	touch $@
 
 $(VENV)/.dev-installed: requirements/base.txt requirements/dev.txt | $(PY)
+	@echo "Installing the pinned development dependencies into $(VENV): a few minutes the first time, quietly."
 	$(PIP) install --quiet -r requirements/dev.txt
 	touch $(VENV)/.base-installed $@
 
 install: $(VENV)/.base-installed ## Create .venv and install the pinned runtime dependencies
 
 install-dev: $(VENV)/.dev-installed ## Install the pinned runtime and development dependencies
+
+# Absolute URLs (canonical, feeds, sitemap, e-mail links) follow the address `make run` serves,
+# unless WAGTAILADMIN_BASE_URL or WAGTAIL_SITE_ROOT_URL is set (README, "Absolute URLs").
+setup run: export WAGTAILADMIN_BASE_URL ?= http://$(HOST):$(PORT)
 
 setup: install ## Install, migrate and load the demo content (no server)
 	mkdir -p var

@@ -4,6 +4,9 @@ Every block names its icon, template (under ``templates/components/streamfield/b
 description and preview value, so Wagtail's block picker shows editors what they insert.
 """
 
+import json
+import re
+
 from django.core.exceptions import ValidationError
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -21,7 +24,10 @@ from wagtail.blocks.struct_block import StructBlockValidationError
 from wagtail.contrib.table_block.blocks import TableBlock
 from wagtail.embeds.blocks import EmbedBlock
 from wagtail.images.blocks import ImageChooserBlock
+from wagtail.rich_text import RichText
 
+from bs4 import BeautifulSoup
+from draftjs_exporter.error import ExporterException
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -82,11 +88,19 @@ class HeadingBlock(blocks.StructBlock):
     def clean(self, value):
         value = super().clean(value)
         anchor = value.get("anchor") or ""
-        if anchor and slugify(anchor) != anchor:
+        if anchor and _slug(anchor) != anchor:
             raise StructBlockValidationError(
                 block_errors={
                     "anchor": ValidationError(
-                        f"Use lowercase letters, digits and hyphens only, e.g. '{slugify(anchor) or 'section'}'."
+                        f"Use lowercase letters, digits and hyphens only, e.g. '{_slug(anchor) or 'section'}'."
+                    )
+                }
+            )
+        if anchor in RESERVED_IDS:
+            raise StructBlockValidationError(
+                block_errors={
+                    "anchor": ValidationError(
+                        f"'{anchor}' is used by the page itself; choose another, e.g. '{anchor}-2'."
                     )
                 }
             )
@@ -94,19 +108,153 @@ class HeadingBlock(blocks.StructBlock):
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
-        context["anchor"] = heading_anchor(value)
+        # The article template passes the anchor made unique across the body (unique_anchors);
+        # a heading rendered alone (block previews) falls back to its own.
+        context["anchor"] = (parent_context or {}).get("unique_anchor") or heading_anchor(value)
         return context
 
 
+# Element ids the site's templates use on an article page (base.html, the header and footer,
+# article_page.html): a heading must never take one, or the contents links and aria-labelledby
+# would point at the wrong element.
+RESERVED_IDS = frozenset(
+    {
+        "main",
+        "toc-heading",
+        "related-heading",
+        "featured-heading",
+        "latest-heading",
+        "listing-heading",
+        "listing-count",
+        "picks-heading",
+        "result-count",
+        "search-heading",
+        "search-page-query",
+        "search-sort",
+        "site-search-query",
+    }
+)
+
+
+def _slug(text: str) -> str:
+    # allow_unicode keeps "Обзор" and "日本語" as themselves (HTML ids and URL fragments may be
+    # any non-space characters), instead of reducing every non-Latin heading to "section".
+    return slugify(text, allow_unicode=True)
+
+
 def heading_anchor(value) -> str:
-    """The id of a heading block's value: its explicit anchor, else the slug of its text."""
-    return value.get("anchor") or slugify(value.get("text", "")) or "section"
+    """The id a heading block's value asks for: its explicit anchor, else the Unicode slug of its
+    text, else ``"section"``. Not unique by itself; see ``unique_anchors``."""
+    return value.get("anchor") or _slug(value.get("text", "")) or "section"
 
 
-class ParagraphBlock(SafeRichTextBlock):
+def unique_anchors(values) -> list[str]:
+    """One id per heading value in ``values`` (body order), unique within the article.
+
+    Explicit anchors are placed first, so a derived anchor never takes the id an editor chose
+    for old links; a repeated id gets ``-2``, ``-3``, ... in body order; ``RESERVED_IDS`` are
+    never used.
+    """
+    values = list(values)
+    anchors: list[str | None] = [None] * len(values)
+    taken = set(RESERVED_IDS)
+    explicit_first = sorted(range(len(values)), key=lambda i: not values[i].get("anchor"))
+    for index in explicit_first:
+        base = heading_anchor(values[index])
+        anchor, number = base, 2
+        while anchor in taken:
+            anchor, number = f"{base}-{number}", number + 1
+        taken.add(anchor)
+        anchors[index] = anchor
+    return anchors
+
+
+class _UnreadableRichText(RichText):
+    """What ``ArticleRichTextBlock`` reads from a form post that is not Draftail's JSON."""
+
+    def __init__(self):
+        super().__init__("")
+
+
+class _RichTextWithBadPageLinks(RichText):
+    """A post with page links whose id is not a page pk; ``source`` has them as plain text, so
+    the editor can show the form again with the error."""
+
+
+# Wagtail stores a link to a page as <a linktype="page" id="<page pk>">; pks are positive
+# integers that fit the database's integer column.
+_PAGE_ID = re.compile(r"[1-9][0-9]{0,9}")
+_MAX_PAGE_ID = 2**31 - 1
+
+
+def _bad_page_links(soup) -> list:
+    return [
+        tag
+        for tag in soup.find_all("a", attrs={"linktype": "page"})
+        if not (_PAGE_ID.fullmatch(str(tag.get("id", ""))) and int(tag["id"]) <= _MAX_PAGE_ID)
+    ]
+
+
+def without_bad_page_links(html: str) -> str:
+    """``html`` with every page link whose id is not a page primary key replaced by its text.
+
+    Wagtail looks a page link up with ``Page.objects.get(id=...)`` when it renders the page and
+    when it opens the editor, and a non-numeric id there is an error (a 500) every time. Input
+    that passed the form never has one (``ArticleRichTextBlock.clean``); this keeps older stored
+    data readable and editable. Clean HTML is returned unchanged.
+    """
+    if not html or 'linktype="page"' not in html:
+        return html
+    soup = BeautifulSoup(html, "html.parser")
+    bad = _bad_page_links(soup)
+    for tag in bad:
+        tag.unwrap()
+    return str(soup) if bad else html
+
+
+class ArticleRichTextBlock(SafeRichTextBlock):
+    """Rich text that turns a malformed editor post into a form error instead of a 500.
+
+    Draftail posts its content as JSON (Draft.js ContentState), which Wagtail's widget converts
+    to HTML in ``value_from_datadict``; input that is not JSON, or JSON of another shape, raises
+    there (JSONDecodeError, AttributeError, draftjs_exporter's ExporterException). A link to a
+    page whose id is not a page pk is refused too, as Wagtail would fail to render it.
+    Stored HTML is cleaned of script on load (``home.rich_text_safety``) and of such links.
+    """
+
+    def value_from_datadict(self, data, files, prefix):
+        try:
+            value = super().value_from_datadict(data, files, prefix)
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, ExporterException):
+            return _UnreadableRichText()
+        source = value.source if value else ""
+        cleaned = without_bad_page_links(source)
+        return _RichTextWithBadPageLinks(cleaned) if cleaned != source else value
+
+    def clean(self, value):
+        if isinstance(value, _UnreadableRichText):
+            raise ValidationError("This text could not be read from the editor. Reload the page and type it again.")
+        if isinstance(value, _RichTextWithBadPageLinks):
+            raise ValidationError(
+                "A link pointed to a page that does not exist and was removed. Check the text, then save."
+            )
+        return super().clean(value)
+
+    def normalize(self, value):
+        # StreamValue normalizes child values; keep the markers clean() looks for.
+        if isinstance(value, (_UnreadableRichText, _RichTextWithBadPageLinks)):
+            return value
+        return super().normalize(value)
+
+    def to_python(self, value):
+        return super().to_python(without_bad_page_links(value) if isinstance(value, str) else value)
+
+
+class ParagraphBlock(ArticleRichTextBlock):
     """Body text: paragraphs, lists, emphasis, inline code and links (no headings or images).
 
-    Stored HTML is cleaned of script on load (``home.rich_text_safety``)."""
+    Stored HTML is cleaned of script on load (``home.rich_text_safety``); malformed editor posts
+    are form errors (``ArticleRichTextBlock``)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("features", PARAGRAPH_FEATURES)
@@ -122,6 +270,36 @@ class ParagraphBlock(SafeRichTextBlock):
         )
 
 
+class ExistingImageChooserBlock(ImageChooserBlock):
+    """An image chooser whose posted id must name an image in the library.
+
+    Wagtail's ImageChooserBlock turns an unknown id into "no image" (which a draft may save,
+    silently dropping the figure) and a non-numeric one into a ValueError (a 500). Here either
+    is kept as posted and refused by the form field ("Select a valid choice").
+    """
+
+    def deconstruct(self):
+        # Stores what ImageChooserBlock stores; migrations record it as one (no migration).
+        _path, args, kwargs = super().deconstruct()
+        return "wagtail.images.blocks.ImageChooserBlock", args, kwargs
+
+    def value_from_form(self, value):
+        if value is None or isinstance(value, self.model_class):
+            return value
+        try:
+            return self.model_class.objects.get(pk=int(value))
+        except (TypeError, ValueError, OverflowError, self.model_class.DoesNotExist):
+            return str(value)
+
+    def clean(self, value):
+        if isinstance(value, str):
+            raise ValidationError("That image is not in the library. Choose the image again.")
+        return super().clean(value)
+
+    def get_form_state(self, value):
+        return super().get_form_state(value if not isinstance(value, str) else None)
+
+
 class FigureBlock(blocks.StructBlock):
     """An image from the library with required alt text and an optional caption.
 
@@ -129,7 +307,7 @@ class FigureBlock(blocks.StructBlock):
     (WCAG 2.2, 1.1.1 Non-text Content); it describes what the image shows in this article.
     """
 
-    image = ImageChooserBlock()
+    image = ExistingImageChooserBlock()
     alt_text = blocks.CharBlock(
         max_length=500,
         help_text="Describe what the image shows for readers who cannot see it (required).",
@@ -238,13 +416,25 @@ class DataTableBlock(TableBlock):
             "table_caption": "Cost per delivered token",
         }
 
+    def value_from_form(self, value):
+        # Wagtail's TableBlock json.loads the posted string; anything else would be a 500.
+        try:
+            return json.loads(value)
+        except (TypeError, ValueError):
+            return _UNREADABLE_TABLE
+
+    def get_form_state(self, value):
+        return None if value is _UNREADABLE_TABLE else super().get_form_state(value)
+
     def get_comparison_class(self):
         return TableComparison
 
     def clean(self, value):
+        if value is _UNREADABLE_TABLE:
+            raise ValidationError("The table could not be read from the editor. Reload the page and enter it again.")
+        table_shape_error(value)
         value = super().clean(value)
-        rows = (value or {}).get("data") or []
-        rows = [row for row in rows if any((cell or "").strip() for cell in row)]
+        rows = [row for row in value["data"] if any((cell or "").strip() for cell in row)]
         if not rows:
             raise ValidationError("Add at least one row to the table.")
         widths = {len(row) for row in rows}
@@ -277,6 +467,45 @@ class TableComparison(BlockComparison):
         return mark_safe(html.replace("\n", "<br>"))  # noqa: S308 - diff_text escapes the text
 
 
+_UNREADABLE_TABLE = object()
+
+# Limits on a table's size: well above any table an article needs (the demo's largest is 5 x 4),
+# small enough that a page of them stays quick to render and edit. Our own editorial figures.
+TABLE_MAX_ROWS = 100
+TABLE_MAX_COLUMNS = 12
+TABLE_MAX_CELL_LENGTH = 500
+
+
+def table_shape_error(value) -> None:
+    """Raise ValidationError unless ``value`` is a table as Wagtail's table editor posts it.
+
+    Shape: a dict whose ``"data"`` is a list of at most TABLE_MAX_ROWS rows, each a list of at
+    most TABLE_MAX_COLUMNS cells, each a string (at most TABLE_MAX_CELL_LENGTH characters) or
+    null (an empty cell); ``"table_caption"`` a string; ``"cell"``/``"mergeCells"`` (cell
+    metadata Wagtail reads when rendering) lists of objects with integer ``row``/``col``.
+    """
+    if not isinstance(value, dict) or not isinstance(value.get("data"), list):
+        raise ValidationError("The table is not in the table editor's format. Reload the page and enter it again.")
+    rows = value["data"]
+    if len(rows) > TABLE_MAX_ROWS:
+        raise ValidationError(f"A table can have at most {TABLE_MAX_ROWS} rows; split it or link to the data.")
+    for row in rows:
+        if not isinstance(row, list) or not all(cell is None or isinstance(cell, str) for cell in row):
+            raise ValidationError("Every table row must be a list of text cells.")
+        if len(row) > TABLE_MAX_COLUMNS:
+            raise ValidationError(f"A table can have at most {TABLE_MAX_COLUMNS} columns.")
+        if any(len(cell or "") > TABLE_MAX_CELL_LENGTH for cell in row):
+            raise ValidationError(f"Keep each table cell under {TABLE_MAX_CELL_LENGTH} characters.")
+    if not isinstance(value.get("table_caption") or "", str):
+        raise ValidationError("The table caption must be text.")
+    for key, fields in (("cell", ("row", "col")), ("mergeCells", ("row", "col", "rowspan", "colspan"))):
+        items = value.get(key) or []
+        if not isinstance(items, list) or not all(
+            isinstance(item, dict) and all(type(item.get(field)) is int for field in fields) for item in items
+        ):
+            raise ValidationError("The table's cell settings are not in the table editor's format.")
+
+
 class QuoteBlock(blocks.StructBlock):
     """A pull quote with an attribution. Value: ``{"quote": str, "attribution": str}``."""
 
@@ -304,7 +533,7 @@ class CalloutBlock(blocks.StructBlock):
         default="note",
     )
     title = blocks.CharBlock(required=False, max_length=120)
-    text = SafeRichTextBlock(features=PARAGRAPH_FEATURES)
+    text = ArticleRichTextBlock(features=PARAGRAPH_FEATURES)
 
     class Meta:
         icon = "warning"

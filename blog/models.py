@@ -30,7 +30,7 @@ from home.models import SOCIAL_IMAGE_SPEC, BasePage
 from home.public_pages import exclude_private
 
 from .api import AuthorsField, TopicsField
-from .blocks import ArticleBodyBlock, heading_anchor
+from .blocks import ArticleBodyBlock, unique_anchors
 from .publish_gates import ArticlePageForm
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
@@ -555,12 +555,21 @@ class ArticlePage(BasePage):
         return max(1, round(self.word_count / WORDS_PER_MINUTE))
 
     @cached_property
+    def body_with_anchors(self) -> list[tuple]:
+        """``[(body block, anchor or None), ...]``: each heading's id, unique within the article
+        (``blog.blocks.unique_anchors``), so the contents links and the headings agree."""
+        blocks = list(self.body)
+        headings = [index for index, block in enumerate(blocks) if block.block_type == "heading"]
+        anchors = dict(zip(headings, unique_anchors(blocks[index].value for index in headings), strict=True))
+        return [(block, anchors.get(index)) for index, block in enumerate(blocks)]
+
+    @cached_property
     def table_of_contents(self) -> list[dict]:
         """``[{"anchor": str, "text": str, "level": "h2" | "h3"}, ...]`` from the body's headings."""
         return [
-            {"anchor": heading_anchor(block.value), "text": block.value["text"], "level": block.value["level"]}
-            for block in self.body
-            if block.block_type == "heading"
+            {"anchor": anchor, "text": block.value["text"], "level": block.value["level"]}
+            for block, anchor in self.body_with_anchors
+            if anchor is not None
         ]
 
     def get_structured_data(self, request, canonical: str, image: dict | None) -> dict:
@@ -634,8 +643,8 @@ class ReviewerLink(models.Model):
     """A share link that shows one revision of a page to a reviewer without an account.
 
     The URL carries a signed token naming this row (``blog.reviewer_links``). It works until
-    ``expires_at``, until revoked, and until that revision is published; each view is logged in
-    the page's history.
+    ``expires_at``, until revoked, and until that revision or a newer one of the page is
+    published; each view is logged in the page's history.
     """
 
     page = models.ForeignKey("wagtailcore.Page", on_delete=models.CASCADE, related_name="reviewer_links")
@@ -655,11 +664,21 @@ class ReviewerLink(models.Model):
 
     @property
     def revision_published(self) -> bool:
-        """Whether this revision has ever been published (then the draft is public or superseded)."""
-        from wagtail.models import PageLogEntry
+        """Whether this revision, or any newer revision of the page, has been published.
 
+        In the usual flow the linked draft is never published itself: submitting for review
+        saves a newer revision and approving publishes a newer one still. Revision ids only
+        grow, so a publish of revision ``>= self.revision_id`` (the page's live revision now,
+        or any publish in its history, even if later unpublished) means the draft is public
+        or superseded.
+        """
+        from wagtail.models import Page, PageLogEntry
+
+        live_revision_id = Page.objects.filter(pk=self.page_id).values_list("live_revision_id", flat=True).first()
+        if live_revision_id is not None and live_revision_id >= self.revision_id:
+            return True
         return PageLogEntry.objects.filter(
-            page_id=self.page_id, revision_id=self.revision_id, action__startswith="wagtail.publish"
+            page_id=self.page_id, revision_id__gte=self.revision_id, action__startswith="wagtail.publish"
         ).exists()
 
     def refusal(self) -> str:

@@ -4,7 +4,7 @@ from django.core.validators import MaxLengthValidator
 
 from wagtail.admin.forms import WagtailAdminPageForm
 
-from home.image_sizes import CARD_IMAGE_MIN_SIZE, SOCIAL_IMAGE_MIN_SIZE, too_small_message
+from home.image_sizes import CARD_IMAGE_MIN_SIZE, SOCIAL_IMAGE_MIN_SIZE, displayed_size, too_small_message
 
 # Limits on Wagtail's own page fields (characters). Titles: the longest demo title is 80 and
 # cards wrap to three lines past about 100. SEO title and description: what search engines show
@@ -56,7 +56,22 @@ class ArticleLimitsForm(WagtailAdminPageForm):
         ):
             image = cleaned_data.get(name)
             if image is not None:
-                message = too_small_message(image.width, image.height, minimum, use)
+                message = too_small_message(*shown_size(image), minimum, use)
                 if message:
                     self.add_error(name, message)
         return cleaned_data
+
+
+def shown_size(image) -> tuple[int, int]:
+    """``(width, height)`` of a library image as readers see it (EXIF orientation applied).
+
+    Wagtail records the size stored in the file; only a portrait-shaped record can be a turned
+    landscape photo, so only then is the file's header read.
+    """
+    if image.width >= image.height:
+        return image.width, image.height
+    try:
+        with image.open_file() as file:
+            return displayed_size(file, (image.width, image.height))
+    except OSError:  # the original file is missing from storage: judge by the recorded size
+        return image.width, image.height

@@ -2,9 +2,10 @@
 
 - ``/review/<token>/`` (public): the token is the link's id signed with ``django.core.signing``
   (SECRET_KEY and a salt), so it cannot be guessed or edited; the same link keeps one URL. It
-  renders that revision as a preview with ``noindex``, no caching and no referrer; each view is
-  logged in the page's history. A bad token is a 404; a revoked, expired or published link is a
-  410 saying which.
+  renders that revision as a preview with ``noindex`` (the ``X-Robots-Tag`` header and a robots
+  meta tag), no caching and no referrer; each view is logged in the page's history. A bad token
+  is a 404; a revoked or expired link, or one whose revision or a newer one of the page has been
+  published (``ReviewerLink.revision_published``), is a 410 saying which.
 - ``/admin/reviewer-links/<page_id>/`` (admin): people who can edit the page list its links,
   create one for the latest revision (valid ``REVIEWER_LINK_DAYS`` days, default 7) and revoke.
 """

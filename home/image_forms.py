@@ -5,7 +5,7 @@ Set as ``WAGTAILIMAGES_IMAGE_FORM_BASE``, so Wagtail's add, edit and multiple-up
 
 from django import forms
 
-from .image_sizes import LIBRARY_MIN_SIZE, too_small_message
+from .image_sizes import LIBRARY_MIN_SIZE, displayed_size, too_small_message
 from .image_uploads import ImageUploadForm
 
 DESCRIPTION_HELP = (
@@ -34,7 +34,7 @@ class SiteImageForm(ImageUploadForm):
         file = self.cleaned_data.get("file")
         image = getattr(file, "image", None)  # set by WagtailImageField on a new upload
         if image is not None:
-            width, height = image.get_size()
+            width, height = displayed_size(file, image.get_size())
             message = too_small_message(
                 width, height, LIBRARY_MIN_SIZE, "the image library, whose images must fill a social sharing crop"
             )

@@ -3,12 +3,13 @@
 Wagtail's ``WagtailImageField`` already refuses, by content not by name: files that are not
 images, a format that does not match the extension (a PSD renamed ``.jpg``), extensions outside
 ``WAGTAILIMAGES_EXTENSIONS`` (so SVG), files over ``WAGTAILIMAGES_MAX_UPLOAD_SIZE`` bytes and
-images over ``WAGTAILIMAGES_MAX_IMAGE_PIXELS`` pixels (width x height x frames). Two gaps remain
-in Wagtail 8.0: its pixel count decodes the whole image first (so a 40-89 megapixel file is
-decoded before being refused), and a truncated or corrupt file either raises an uncaught
+images over ``WAGTAILIMAGES_MAX_IMAGE_PIXELS`` pixels (width x height x frames). Three gaps
+remain in Wagtail 8.0: its pixel count decodes the whole image first (so a 40-89 megapixel file
+is decoded before being refused), it counts one frame for an animated GIF (Willow's frame
+count), and a truncated or corrupt file either raises an uncaught
 ``OSError`` (a 500 in the admin) or passes and fails later, when a rendition is made for a
-reader. ``CheckedImageField`` counts pixels from the header first, turns decoding errors into a
-form error, and decodes every frame once at upload.
+reader. ``CheckedImageField`` counts pixels and frames from the headers first, turns decoding
+errors into a form error, and decodes every frame once at upload.
 """
 
 import warnings
@@ -29,9 +30,12 @@ DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, IndexError)
 
 
 def header_pixel_count(file) -> int | None:
-    """Width x height from the image header only (nothing decoded); None if Pillow cannot read it.
+    """Width x height x frames from the image headers (no pixels decoded); None if Pillow cannot
+    read it.
 
-    Raises ValidationError(code="file_too_many_pixels") for sizes past Pillow's
+    Frames count because each is decoded at upload and for renditions. Wagtail 8.0 multiplies by
+    Willow's frame count, which is always 1 for a GIF, so an animation of many large frames
+    passed. Raises ValidationError(code="file_too_many_pixels") for sizes past Pillow's
     decompression-bomb limit. ``file`` is left at position 0.
     """
     try:
@@ -40,13 +44,14 @@ def header_pixel_count(file) -> int | None:
             file.seek(0)
             with Image.open(file) as image:
                 width, height = image.size
+                frames = getattr(image, "n_frames", 1)  # GIF/WebP/APNG: reads frame headers only
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as error:
         raise ValidationError("This file has too many pixels.", code="file_too_many_pixels") from error
     except Exception:  # noqa: BLE001 - not an image Pillow knows; WagtailImageField says so
         return None
     finally:
         file.seek(0)
-    return width * height
+    return width * height * frames
 
 
 def verify_image_decodes(file) -> None:

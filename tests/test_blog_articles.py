@@ -73,3 +73,33 @@ def test_date_published_is_set_on_first_publish_and_kept_on_republish(demo):
     article.refresh_from_db()
     assert article.date_published == first
     assert article.last_published_at >= first
+
+
+def test_heading_ids_are_unique_unicode_and_match_the_contents(client, demo):
+    """Repeated, non-Latin and template-colliding headings each get their own id, and the
+    contents list links to exactly those ids."""
+    import re
+
+    article = demo.articles[0]
+    headings = [
+        ("Results", ""),
+        ("Results", ""),
+        ("Обзор", ""),
+        ("日本語", ""),
+        ("Related heading", ""),  # slug "related-heading" is the related-posts section's id
+        ("Toc heading", ""),
+        ("Anything", "results-2"),  # an explicit anchor keeps its id; the repeat moves on to -3
+    ]
+    article.body = [
+        {"type": "heading", "value": {"text": text, "level": "h2", "anchor": anchor}} for text, anchor in headings
+    ]
+    article.save_revision().publish()
+
+    html = client.get(article.url).content.decode()
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), sorted(ids)
+    heading_ids = re.findall(r'<h2 id="([^"]+)" class="section-heading">', html)
+    expected = ["results", "results-3", "обзор", "日本語", "related-heading-2", "toc-heading-2", "results-2"]
+    assert heading_ids == expected
+    toc_links = re.findall(r'<li class="toc__item[^"]*"><a href="#([^"]+)">', html)
+    assert toc_links == heading_ids

@@ -90,3 +90,16 @@ def test_figure_requires_alt_text():
     block = blocks.FigureBlock()
     with pytest.raises(ValidationError):
         block.clean(block.to_python({"image": None, "alt_text": "", "caption": ""}))
+
+
+def test_heading_anchor_keeps_non_latin_text():
+    assert heading_anchor({"text": "Обзор результатов", "anchor": ""}) == "обзор-результатов"
+    assert heading_anchor({"text": "日本語", "anchor": ""}) == "日本語"
+
+
+def test_heading_refuses_an_anchor_the_page_template_uses():
+    block = blocks.HeadingBlock()
+    value = block.to_python({"text": "Costs", "level": "h2", "anchor": "toc-heading"})
+    with pytest.raises(ValidationError) as error:
+        block.clean(value)
+    assert "used by the page itself" in str(error.value.block_errors["anchor"])

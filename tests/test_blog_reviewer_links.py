@@ -5,13 +5,15 @@ from datetime import timedelta
 from django.urls import reverse
 from django.utils import timezone
 
-from wagtail.models import PageLogEntry
+from wagtail.models import Page, PageLogEntry
 
 import pytest
 import time_machine
 
 from blog.models import ReviewerLink
 from blog.reviewer_links import VIEW_ACTION, make_token
+
+from .admin_forms import article_form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -48,6 +50,7 @@ def test_editor_shares_a_draft_with_an_anonymous_reviewer(client, draft, editor)
     assert response.status_code == 200
     assert "Draft title only reviewers see" in response.content.decode()
     assert response["X-Robots-Tag"] == "noindex, nofollow"
+    assert '<meta name="robots" content="noindex, nofollow">' in response.content.decode()
     assert "no-store" in response["Cache-Control"]
     # Readers still see the live version.
     assert "Draft title only reviewers see" not in client.get(draft.url).content.decode()
@@ -109,6 +112,39 @@ def test_link_stops_working_once_its_revision_is_published(client, draft, editor
     response = client.get(review_url(link))
     assert response.status_code == 410
     assert "published" in response.content.decode()
+
+
+def test_link_stops_once_the_reviewed_draft_is_submitted_and_approved(client, demo, editor, moderator):
+    """The README's flow: save draft -> link -> submit (a newer revision) -> approve (newer still)."""
+    article = demo.articles[2]
+    client.force_login(editor)
+    edit_url = reverse("wagtailadmin_pages:edit", args=(article.pk,))
+    data = article_form_data(article.slug, title="Draft title only reviewers see")
+    assert client.post(edit_url, data).status_code == 302
+    link = create_link(client, article)
+    assert client.post(edit_url, {**data, "action-submit": "submit"}).status_code == 302
+    client.force_login(moderator)
+    task_state = Page.objects.get(pk=article.pk).specific.current_workflow_task_state
+    approve = reverse("wagtailadmin_pages:workflow_action", args=(article.pk, "approve", task_state.pk))
+    assert client.post(approve, {"comment": ""}).status_code in (200, 302)
+    article.refresh_from_db()
+    assert article.live_revision_id > link.revision_id  # the linked revision itself was never published
+
+    client.logout()
+    response = client.get(review_url(link))
+    assert response.status_code == 410
+    assert "published" in response.content.decode()
+
+
+def test_publishing_an_older_revision_leaves_the_link_working(client, draft, editor):
+    older = draft.get_latest_revision()
+    draft.title = "A newer draft under review"
+    draft.save_revision()
+    client.force_login(editor)
+    link = create_link(client, draft)
+    older.publish()
+    client.logout()
+    assert client.get(review_url(link)).status_code == 200
 
 
 def test_only_people_who_can_edit_the_page_manage_links(client, draft, django_user_model):

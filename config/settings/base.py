@@ -93,6 +93,9 @@ MIDDLEWARE = [
     "home.page_cache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before the CSRF check, which is the first to read a POST: an over-limit post gets an
+    # explanatory 413 page (home/request_limits.py) instead of a bare 400.
+    "home.request_limits.RequestLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # request.user.is_verified(), then staff MFA: unverified sessions go to setup or verify.
@@ -330,10 +333,21 @@ OTP_TOTP_ISSUER = "Cedana blog"
 
 # Complex page editors post many fields (Wagtail's own recommendation).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
+# Form data per request, files excluded (Django's default is 2.5 MB). An article edit posts about
+# 13-18 bytes per English word (measured on the demo articles: Draftail's JSON, URL-encoded), and
+# about 9 bytes per character of Chinese or Japanese text; the body's largest table is 100 x 12
+# cells of 500 characters (blog/blocks.py). 5 MB holds a book-length article or several maximal
+# tables, and still bounds what one request can make the server hold in memory.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 
 # Wagtail
 WAGTAIL_SITE_NAME = "Cedana blog"
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
+# Where readers reach the site ("scheme://host[:port]", no path): `load_demo` (so `make setup` and
+# `make run`) gives the default Wagtail Site this host and port on every run, and every absolute
+# URL (canonical, og:url/og:image, sitemap, robots.txt, feeds, API html_url, e-mail "view" links)
+# is built from that Site. Wagtail's own default Site is localhost:80.
+WAGTAIL_SITE_ROOT_URL = os.environ.get("WAGTAIL_SITE_ROOT_URL", WAGTAILADMIN_BASE_URL)
 # Workflow e-mails (submitted to Moderators and superusers; approved and rejected to the submitter)
 # come from DEFAULT_FROM_EMAIL and link to WAGTAILADMIN_BASE_URL. The backend is per environment:
 # console in dev, locmem in tests, SMTP from the environment in production.

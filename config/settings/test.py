@@ -5,6 +5,8 @@ from .base import *  # noqa: F403
 DEBUG = False
 SECRET_KEY = "test-only-secret-key"  # noqa: S105 - never used outside the test run
 ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
+# The demo site the suite loads keeps Wagtail's default host, so tests assert http://localhost/ URLs.
+WAGTAIL_SITE_ROOT_URL = "http://localhost"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CACHES = {

@@ -7,6 +7,7 @@ from argparse import BooleanOptionalAction
 from datetime import datetime
 from io import BytesIO
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -28,6 +29,23 @@ from home.models import HomePage, SiteChromeSettings
 DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "demo_content.json"
 CARD_IMAGE_SIZE = (1200, 675)  # 16:9, the largest card/hero rendition the templates ask for
 BODY_IMAGE_SIZE = (1200, 600)
+
+
+def site_host_and_port(root_url: str) -> tuple[str, int]:
+    """``("127.0.0.1", 8000)`` from ``"http://127.0.0.1:8000"``: a Wagtail Site's hostname and
+    port for a root URL. Without a port: 80 for http, 443 for https (Wagtail's ``Site.root_url``
+    turns 443 back into https). Raises CommandError for anything but ``scheme://host[:port]``.
+    """
+    try:
+        parts = urlsplit(root_url)
+        port = parts.port
+    except ValueError as error:
+        raise CommandError(f"WAGTAIL_SITE_ROOT_URL {root_url!r}: {error}") from error
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") or parts.query:
+        raise CommandError(f"WAGTAIL_SITE_ROOT_URL must look like http://127.0.0.1:8000 (got {root_url!r}).")
+    if parts.scheme == "https" and port not in (None, 443):
+        raise CommandError("WAGTAIL_SITE_ROOT_URL: Wagtail serves https URLs on port 443 only.")
+    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
 def parse_datetime(value: str) -> datetime:
@@ -108,12 +126,16 @@ class Command(BaseCommand):
         return self.update_page(home, fields)
 
     def ensure_site(self, home: HomePage, site_data: dict):
+        """The default Site: rooted at ``home``, named from the fixture, and at the host and port
+        of ``settings.WAGTAIL_SITE_ROOT_URL`` (see ``site_host_and_port``)."""
+        hostname, port = site_host_and_port(settings.WAGTAIL_SITE_ROOT_URL)
         site = Site.objects.filter(is_default_site=True).first()
         if site is None:
-            site = Site(hostname="localhost", port=80, is_default_site=True)
-        if site.root_page_id != home.pk or site.site_name != site_data["site_name"]:
-            site.root_page = home
-            site.site_name = site_data["site_name"]
+            site = Site(is_default_site=True)
+        wanted = {"root_page_id": home.pk, "site_name": site_data["site_name"], "hostname": hostname, "port": port}
+        if any(getattr(site, key) != value for key, value in wanted.items()):
+            for key, value in wanted.items():
+                setattr(site, key, value)
             site.save()
             self.changes += 1
         chrome = SiteChromeSettings.for_site(site)

@@ -28,7 +28,12 @@ $(VENV)/.dev-installed: requirements/base.txt requirements/dev.txt | $(PY)
 
 install: $(VENV)/.base-installed ## Create .venv and install the pinned runtime dependencies
 
-install-dev: $(VENV)/.dev-installed ## Install the pinned runtime and development dependencies
+# Test-only npm tools (axe-core, the Nu HTML checker), exactly as package-lock.json pins them;
+# --ignore-scripts: vnu-jar's install script would try to download a Java runtime.
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+
+install-dev: $(VENV)/.dev-installed node_modules/.package-lock.json ## Install the pinned runtime and development dependencies (Python and npm)
 
 setup: install ## Install, migrate and load the demo content (no server)
 	mkdir -p var

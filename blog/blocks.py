@@ -4,6 +4,9 @@ Every block names its icon, template (under ``templates/components/streamfield/b
 description and preview value, so Wagtail's block picker shows editors what they insert.
 """
 
+from html.parser import HTMLParser
+
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -12,6 +15,8 @@ from wagtail import blocks
 from wagtail.blocks.struct_block import StructBlockValidationError
 from wagtail.contrib.table_block.blocks import TableBlock
 from wagtail.embeds.blocks import EmbedBlock
+from wagtail.embeds.embeds import get_embed
+from wagtail.embeds.exceptions import EmbedException
 from wagtail.images.blocks import ImageChooserBlock
 
 from pygments import highlight
@@ -303,7 +308,8 @@ class KeyFigureBlock(blocks.StructBlock):
 class VideoEmbedBlock(blocks.StructBlock):
     """A video embedded through Wagtail's oEmbed finders. Value: ``{"video": EmbedValue, "caption": str}``.
 
-    If the provider cannot be reached the block renders a plain link to the video instead.
+    The page shows the provider's player in an iframe of our own markup (see ``video_player``);
+    if the provider cannot be reached the block renders a plain link to the video instead.
     """
 
     video = EmbedBlock(help_text="A YouTube or Vimeo URL.")
@@ -313,6 +319,45 @@ class VideoEmbedBlock(blocks.StructBlock):
         icon = "media"
         template = "components/streamfield/blocks/embed_block.html"
         description = "A video from YouTube or Vimeo."
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["player"] = video_player(value.get("video"))
+        return context
+
+
+class _IframeSource(HTMLParser):
+    """Finds the ``src`` of the first ``<iframe>`` in a provider's oEmbed HTML."""
+
+    def __init__(self):
+        super().__init__()
+        self.src = ""
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "iframe" and not self.src:
+            self.src = dict(attrs).get("src") or ""
+
+
+def video_player(video) -> dict | None:
+    """``{"src": player URL, "title": str}`` for an EmbedValue, or None (no value, the provider
+    cannot be reached, or its player is not on ``settings.VIDEO_EMBED_ORIGINS``).
+
+    Providers' oEmbed HTML uses obsolete attributes (``frameborder``) and may lack a title, which
+    the Nu checker and WCAG 4.1.2 reject, so the template writes the iframe itself from the
+    player URL and the video's title.
+    """
+    if not video:
+        return None
+    try:
+        embed = get_embed(video.url, video.max_width, video.max_height)
+    except EmbedException:
+        return None
+    parser = _IframeSource()
+    parser.feed(embed.html or "")
+    src = parser.src
+    if not src.startswith(tuple(f"{origin}/" for origin in settings.VIDEO_EMBED_ORIGINS)):
+        return None
+    return {"src": src, "title": embed.title or "Video"}
 
 
 class CallToActionBlock(blocks.StructBlock):

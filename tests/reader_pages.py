@@ -22,12 +22,12 @@ def every_block_body(image) -> list[dict]:
     return [
         {"type": "paragraph", "value": '<p>Intro with <b>bold</b>, <i>italic</i>, <a href="/blog/">a link</a>.</p>'},
         {"type": "heading", "value": {"text": "Where the hours go", "level": "h2", "anchor": ""}},
-        {"type": "paragraph", "value": "<ul><li>one <code>nvidia-smi</code></li><li>two</li></ul><ol><li>three</li></ol>"},
+        {"type": "paragraph", "value": "<ul><li>one <code>nvidia-smi</code></li></ul><ol><li>two</li></ol>"},
         {"type": "heading", "value": {"text": "A closer look", "level": "h3", "anchor": "closer"}},
         {"type": "image", "value": {"image": image.pk, "alt_text": "A blue test rectangle", "caption": "A figure."}},
         {
             "type": "code",
-            "value": {"language": "python", "filename": "cost.py", "source": "# cost\ndef cost(x):\n    return x * 2\n"},
+            "value": {"language": "python", "filename": "cost.py", "source": "def cost(x):\n    return 2 * x\n"},
         },
         {
             "type": "table",
@@ -42,7 +42,7 @@ def every_block_body(image) -> list[dict]:
         {"type": "callout", "value": {"kind": "warning", "title": "Careful", "text": "<p>Check the bill.</p>"}},
         {"type": "key_figure", "value": {"value": "5.7", "unit": "points", "label": "to break even"}},
         {"type": "embed", "value": {"video": VIDEO_URL, "caption": "A video."}},
-        {"type": "cta", "value": {"heading": "Keep the state", "text": "Talk to us.", "label": "Schedule demo", "url": ""}},
+        {"type": "cta", "value": {"heading": "Keep the state", "text": "Talk.", "label": "Book a demo", "url": ""}},
     ]
 
 

@@ -14,6 +14,8 @@ VIDEO_OEMBED_HTML = (
     '<iframe width="200" height="113" src="https://www.youtube-nocookie.com/embed/aqz-KE-bpKQ?feature=oembed" '
     'frameborder="0" allow="autoplay; encrypted-media" allowfullscreen title="Big Buck Bunny"></iframe>'
 )
+# Comments, strings, numbers, keywords and names: each of the highlighter's colours is checked.
+CODE_SAMPLE = '# Cost per token\n@cache\ndef cost(hours: float, rate=4.25):\n    return "total", hours * rate\n'
 
 
 def every_block_body(image) -> list[dict]:
@@ -27,7 +29,7 @@ def every_block_body(image) -> list[dict]:
         {"type": "image", "value": {"image": image.pk, "alt_text": "A blue test rectangle", "caption": "A figure."}},
         {
             "type": "code",
-            "value": {"language": "python", "filename": "cost.py", "source": "def cost(x):\n    return 2 * x\n"},
+            "value": {"language": "python", "filename": "cost.py", "source": CODE_SAMPLE},
         },
         {
             "type": "table",

@@ -62,7 +62,7 @@ def make_every_block_article(blog, topic):
         slug="every-block",
         summary="An article that shows each kind of body block once.",
         topics=[topic],
-        authors=[AuthorFactory(name="Ada Test")],
+        authors=[AuthorFactory(name="Ada Test", slug="ada-test")],
         body=every_block_body(figure),
     )
     used = {block.block_type for block in article.body}

@@ -93,7 +93,7 @@ def test_the_site_call_to_action_stands_in_when_the_body_has_none(client, demo):
 
 
 def test_pictures_offer_avif_webp_and_png_with_sizes_and_lazy_loading_below_the_fold(client, demo):
-    article = demo.articles[0]
+    article = next(a for a in demo.articles if a.topics.filter(slug="gpu-costs").exists())  # has related posts
     soup = soup_of(client, article.url)
     hero = soup.select_one(".article__hero picture")
     assert [source["type"] for source in hero.select("source")] == ["image/avif", "image/webp"]
@@ -111,8 +111,10 @@ def test_pictures_offer_avif_webp_and_png_with_sizes_and_lazy_loading_below_the_
 
 
 def test_pictures_crop_around_the_focal_point(client, demo):
-    """A 2400x675 image, red on the left half and blue on the right, with its focal point on the
-    left: the 16:9 crops keep the red half (a centred crop would end in blue)."""
+    """A 2400x675 image, red on the left half and blue on the right, with its focal point at x=300.
+    Wagtail's fill crop (1200x675 here) keeps the focal point where it sits in the image, an eighth
+    of the way in, so the crop spans x=150-1350 and turns blue at 1200, 700px into the 800px
+    rendition; a centred crop (x=600-1800) would turn blue at 400px."""
     picture = Image.new("RGB", (2400, 675), "blue")
     picture.paste("red", (0, 0, 1200, 675))
     buffer = BytesIO()
@@ -125,7 +127,8 @@ def test_pictures_crop_around_the_focal_point(client, demo):
     rendition = image.renditions.get(file__endswith=src.rsplit("/", 1)[1])
     with rendition.file.open() as file, Image.open(file) as cropped:
         assert cropped.size == (800, 450)
-        assert cropped.getpixel((790, 225)) == (255, 0, 0)
+        assert cropped.getpixel((690, 225)) == (255, 0, 0)
+        assert cropped.getpixel((710, 225)) == (0, 0, 255)
 
 
 def test_styled_404(client, demo):

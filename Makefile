@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench backup restore
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench backup restore screenshots
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -74,6 +74,9 @@ restore: install ## Restore BACKUP=var/backups/<timestamp> into an empty databas
 bench: install ## Benchmark the production stack (PostgreSQL, Redis, gunicorn, wrk); writes docs/performance.md
 	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
 	$(PY) benchmarks/run.py
+
+screenshots: install-dev ## Reader pages at phone and desktop widths into docs/screenshots/reader-*.png (Chromium)
+	$(PY) docs/screenshots/capture_reader.py
 
 clean: ## Remove the virtualenv and local data (database, media)
 	rm -rf $(VENV) var

@@ -6,7 +6,7 @@ CPU of speed 8 (0.66 s against 0.11 s a rendition, measured with Pillow 13 on th
 2-core machine) for files about a third larger; every article image gets four AVIF sizes on
 publish (``blog.renditions``), and the test suite publishes the 20 demo articles several times.
 
-``connect()`` registers, for Pillow images, a ``save_as_avif`` operation that is Willow's own
+``connect()`` installs, for Pillow images, a ``save_as_avif`` operation that is Willow's own
 (``willow.plugins.pillow.PillowImage.save_as_avif``, including its CMYK handling) plus the
 ``speed`` from ``settings.WAGTAILIMAGES_AVIF_SPEED`` (0 slowest and smallest, 10 fastest).
 Our own code because neither Wagtail, Willow nor Pillow has a setting for it.
@@ -48,5 +48,8 @@ def save_as_avif(image: PillowImage, f, quality: int = 80, lossless: bool = Fals
 
 
 def connect():
-    """Replace Willow's ``save_as_avif`` for Pillow images (called from HomeConfig.ready)."""
+    """Replace Willow's ``save_as_avif`` for Pillow images (called from HomeConfig.ready): in its
+    registry, for images converted to PillowImage, and on the class itself, because an image that
+    already is a PillowImage finds the method by plain attribute lookup."""
     registry.register_operation(PillowImage, "save_as_avif", save_as_avif)
+    PillowImage.save_as_avif = save_as_avif

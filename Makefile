@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench faults backup restore
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench faults backup restore screenshots
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -30,7 +30,12 @@ $(VENV)/.dev-installed: requirements/base.txt requirements/dev.txt | $(PY)
 
 install: $(VENV)/.base-installed ## Create .venv and install the pinned runtime dependencies
 
-install-dev: $(VENV)/.dev-installed ## Install the pinned runtime and development dependencies
+# Test-only npm tools (axe-core, the Nu HTML checker), exactly as package-lock.json pins them;
+# --ignore-scripts: vnu-jar's install script would try to download a Java runtime.
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+
+install-dev: $(VENV)/.dev-installed node_modules/.package-lock.json ## Install the pinned runtime and development dependencies (Python and npm)
 
 # Absolute URLs (canonical, feeds, sitemap, e-mail links) follow the address `make run` serves,
 # unless WAGTAILADMIN_BASE_URL or WAGTAIL_SITE_ROOT_URL is set (README, "Absolute URLs").
@@ -79,6 +84,9 @@ bench: install ## Benchmark the production stack (PostgreSQL, Redis, gunicorn, w
 faults: install ## Load and fault runs on a throwaway PostgreSQL and Redis (ports 8710-8712, ~8 min); writes docs/reliability.md
 	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
 	$(PY) benchmarks/faults.py
+
+screenshots: install-dev ## Reader pages at phone and desktop widths into docs/screenshots/reader-*.png (Chromium)
+	$(PY) docs/screenshots/capture_reader.py
 
 clean: ## Remove the virtualenv and local data (database, media)
 	rm -rf $(VENV) var

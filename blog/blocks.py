@@ -6,7 +6,9 @@ description and preview value, so Wagtail's block picker shows editors what they
 
 import json
 import re
+from html.parser import HTMLParser
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -23,6 +25,8 @@ from wagtail.admin.compare import (
 from wagtail.blocks.struct_block import StructBlockValidationError
 from wagtail.contrib.table_block.blocks import TableBlock
 from wagtail.embeds.blocks import EmbedBlock
+from wagtail.embeds.embeds import get_embed
+from wagtail.embeds.exceptions import EmbedException
 from wagtail.images.blocks import ImageChooserBlock
 from wagtail.rich_text import RichText
 
@@ -567,7 +571,8 @@ class KeyFigureBlock(blocks.StructBlock):
 class VideoEmbedBlock(blocks.StructBlock):
     """A video embedded through Wagtail's oEmbed finders. Value: ``{"video": EmbedValue, "caption": str}``.
 
-    If the provider cannot be reached the block renders a plain link to the video instead.
+    The page shows the provider's player in an iframe of our own markup (see ``video_player``);
+    if the provider cannot be reached the block renders a plain link to the video instead.
     """
 
     video = EmbedBlock(help_text="A YouTube or Vimeo URL.")
@@ -580,6 +585,11 @@ class VideoEmbedBlock(blocks.StructBlock):
 
     def get_comparison_class(self):
         return VideoEmbedComparison
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["player"] = video_player(value.get("video"))
+        return context
 
 
 def _embed_url(value) -> str:
@@ -630,6 +640,40 @@ class VideoEmbedComparison(StructBlockComparison):
             for _name, label, comparison in self._child_comparisons(self.val_a, self.val_b)
         ]
         return format_html("<dl>\n{}\n</dl>", format_html_join("\n", "    <dt>{}</dt>\n    <dd>{}</dd>", rows))
+
+
+class _IframeSource(HTMLParser):
+    """Finds the ``src`` of the first ``<iframe>`` in a provider's oEmbed HTML."""
+
+    def __init__(self):
+        super().__init__()
+        self.src = ""
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "iframe" and not self.src:
+            self.src = dict(attrs).get("src") or ""
+
+
+def video_player(video) -> dict | None:
+    """``{"src": player URL, "title": str}`` for an EmbedValue, or None (no value, the provider
+    cannot be reached, or its player is not on ``settings.VIDEO_EMBED_ORIGINS``).
+
+    Providers' oEmbed HTML uses obsolete attributes (``frameborder``) and may lack a title, which
+    the Nu checker and WCAG 4.1.2 reject, so the template writes the iframe itself from the
+    player URL and the video's title.
+    """
+    if not video:
+        return None
+    try:
+        embed = get_embed(video.url, video.max_width, video.max_height)
+    except EmbedException:
+        return None
+    parser = _IframeSource()
+    parser.feed(embed.html or "")
+    src = parser.src
+    if not src.startswith(tuple(f"{origin}/" for origin in settings.VIDEO_EMBED_ORIGINS)):
+        return None
+    return {"src": src, "title": embed.title or "Video"}
 
 
 class CallToActionBlock(blocks.StructBlock):

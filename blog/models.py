@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
 from django.core.validators import MaxLengthValidator
 from django.db import models
-from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -615,6 +615,27 @@ class ArticlePage(BasePage):
             ]
         return data
 
+    @property
+    def has_call_to_action(self) -> bool:
+        """Whether the body has a call-to-action block (else the page shows the site's own)."""
+        return any(block.block_type == "cta" for block in self.body)
+
+    def get_adjacent_articles(self):
+        """``(older, newer)``: the live articles just before and after this one in its blog's
+        listing order (newest first, ties by id), each None at either end or for an unpublished
+        article. Two queries; bodies are not loaded."""
+        if self.date_published is None:
+            return None, None
+        published, pk = self.date_published, self.pk
+        siblings = ArticlePage.objects.listed().sibling_of(self, inclusive=False).defer_streamfields()
+        older = siblings.filter(Q(date_published__lt=published) | Q(date_published=published, pk__lt=pk)).first()
+        newer = (
+            siblings.filter(Q(date_published__gt=published) | Q(date_published=published, pk__gt=pk))
+            .order_by("date_published", "pk")
+            .first()
+        )
+        return older, newer
+
     def get_related_articles(self, limit: int = 3):
         """Up to ``limit`` other live articles sharing a topic, newest first (one query; the
         cards' relations are not prefetched, see ``prefetch_cards``)."""
@@ -636,6 +657,7 @@ class ArticlePage(BasePage):
             # One query per relation for this article and its related cards together.
             prefetch_cards([self, *related], author_photos=True)
         context["related_articles"] = related
+        context["older_article"], context["newer_article"] = self.get_adjacent_articles()
         return context
 
 

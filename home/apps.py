@@ -7,6 +7,7 @@ class HomeConfig(AppConfig):
     verbose_name = "Home and site"
 
     def ready(self):
-        from . import cache_invalidation
+        from . import avif_encoding, cache_invalidation
 
         cache_invalidation.connect()
+        avif_encoding.connect()

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 
 
 def card_titles(html: str) -> list[str]:
-    return re.findall(r'<h3 class="card__title"><a href="[^"]+">([^<]+)</a>', html)
+    return re.findall(r'<h[23] class="card__title"><a href="[^"]+">([^<]+)</a>', html)
 
 
 def test_author_page_lists_the_authors_articles(client, demo):

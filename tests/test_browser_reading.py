@@ -1,4 +1,5 @@
-"""A reader's path through the blog in real Chromium: index, paging, topic, article contents."""
+"""A reader's path through the blog in real Chromium: index, paging, topic, article contents.
+(Keyboard focus, the 320px layout and reading without JavaScript: tests/test_browser_standards.py.)"""
 
 import re
 
@@ -33,27 +34,3 @@ def test_reader_pages_through_the_blog_and_reads_an_article(page, demo_live_serv
     first_toc_link.click()
     assert page.url.endswith(target)
     assert page.locator(target).is_visible()
-
-
-def test_keyboard_focus_is_visible_and_skip_link_works(page, demo_live_server):
-    page.goto(f"{demo_live_server.url}/blog/")
-    page.keyboard.press("Tab")
-    skip = page.locator(".skip-link")
-    assert skip.evaluate("el => el === document.activeElement")
-    assert skip.evaluate("el => getComputedStyle(el).top") != "-64px"
-    page.keyboard.press("Tab")
-    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
-    assert outline != "none"
-
-
-def test_pages_fit_a_320px_phone_without_sideways_scrolling(page, demo_live_server):
-    page.set_viewport_size({"width": 320, "height": 800})
-    for path in [
-        "/",
-        "/blog/",
-        "/blog/gpu-costs/",
-        "/blog/the-era-of-stateful-inference-how-to-improve-cost-per-token/",
-    ]:
-        page.goto(f"{demo_live_server.url}{path}")
-        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-        assert overflow <= 0, (path, overflow)

@@ -1,5 +1,7 @@
 """Template tags for the blog's pages and site chrome."""
 
+from urllib.parse import quote
+
 from django import template
 
 from wagtail.models import Site
@@ -76,3 +78,29 @@ def feed_links(context) -> dict:
     if blog_index is not None:
         links += blog_index.feed_links()
     return {"links": links}
+
+
+# Share links are plain links to each service's documented "share a URL" address: no scripts,
+# no requests to the services until a reader follows one. ``{url}``, ``{title}`` and ``{text}``
+# are filled in URL-encoded.
+SHARE_SERVICES = [
+    ("E-mail", "mailto:?subject={title}&body={text}%0A%0A{url}"),
+    ("LinkedIn", "https://www.linkedin.com/sharing/share-offsite/?url={url}"),
+    ("X", "https://twitter.com/intent/tweet?url={url}&text={title}"),
+    ("Bluesky", "https://bsky.app/intent/compose?text={title}%20{url}"),
+    ("Hacker News", "https://news.ycombinator.com/submitlink?u={url}&t={title}"),
+    ("Reddit", "https://www.reddit.com/submit?url={url}&title={title}"),
+]
+
+
+@register.inclusion_tag("components/share_links.html", takes_context=True)
+def share_links(context, page) -> dict:
+    """Share links for ``page``: ``{"links": [{"name": service, "href": URL}, ...]}`` with the
+    page's absolute URL, its title and (for e-mail) its summary, URL-encoded."""
+    request = context.get("request")
+    values = {
+        "url": quote(page.get_full_url(request) or "", safe=""),
+        "title": quote(page.title, safe=""),
+        "text": quote(getattr(page, "summary", "") or page.title, safe=""),
+    }
+    return {"links": [{"name": name, "href": pattern.format(**values)} for name, pattern in SHARE_SERVICES]}

@@ -25,7 +25,7 @@ EXPECTED_QUERIES = {
     "blog index, page 1": 6,
     "blog index, last page": 6,
     "topic page": 7,  # as the blog index, plus the featured article
-    "article": 6,  # route (2, with the image), related cards, topics, authors (with photos), renditions
+    "article": 8,  # route (2, with the image), related cards, topics, authors (with photos), renditions, prev, next
     # The full-text backends differ: SQLite's FTS5 takes one query more than PostgreSQL here.
     "search with a query": {"sqlite": 18, "postgresql": 17},
     "blog rss feed": 6,  # route (2), the newest cards, their topics, authors, renditions

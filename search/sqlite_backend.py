@@ -15,6 +15,8 @@ from wagtail.search.backends.database.sqlite.sqlite import (
 from wagtail.search.query import MatchAll, Not
 from wagtail.search.utils import get_descendants_content_types_pks
 
+from .backends import indexed_texts
+
 # bm25() column weights, in the FTS5 table's column order (autocomplete, body, title): a title
 # match counts ten times a body match, the autocomplete column (a copy of the title) not at all.
 SQLITE_COLUMN_WEIGHTS = (0.0, 1.0, 10.0)
@@ -135,3 +137,8 @@ class TitleWeightedSQLiteSearchBackend(SQLiteSearchBackend):
     query_compiler_class = TitleWeightedSQLiteQueryCompiler
     autocomplete_query_compiler_class = RankedSQLiteAutocompleteQueryCompiler
     results_class = TitleWeightedSQLiteSearchResults
+
+    def indexed_texts(self, model, pks) -> dict:
+        """``{pk: text}``: the plain text indexed for the non-title search fields of the ``model``
+        objects with ``pks`` (see ``search.postgres_backend``); one query."""
+        return indexed_texts(model, pks, "body")

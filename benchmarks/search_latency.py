@@ -13,9 +13,10 @@ It migrates the database, loads the demo site (20 articles, 3 topics), adds gene
 until there are ``--articles`` in all, builds the search index with ``update_index``, then sends
 each kind of query ``--repeat`` times through Django's test client (URL routing, the view, the
 search backend, facets, highlighting and the template: what a reader waits for, minus the
-network) and prints p50/p95 in milliseconds. ``--existing`` skips generation and indexing and
-times a database made by ``benchmarks/generate_articles.py`` (faster to build: bulk inserts). ``--reset`` drops and recreates a PostgreSQL
+network) and prints p50/p95 in milliseconds. ``--reset`` drops and recreates a PostgreSQL
 database first (it refuses to touch one that holds pages otherwise); SQLite uses a new file.
+``--existing`` skips generation and indexing and times a database made by
+``benchmarks/generate_articles.py`` (much faster to build: bulk inserts).
 Generated cards share one image, so image renditions are made once and then reused.
 """
 

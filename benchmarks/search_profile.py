@@ -11,8 +11,9 @@ For each query kind it sends ``--repeat`` requests to ``/search/`` through Djang
 the median CPU time of this process (Python: the view, the ORM, templates; it excludes the
 database server's work, so it is less disturbed by other jobs on a shared machine), the
 median SQL time (as seen by the client), and the number of queries. ``--explain`` also prints
-PostgreSQL's own execution time (``EXPLAIN ANALYZE``, median of 5) of the request's slowest
-statement, which is what the database spends whatever the machine's load does to the client.
+PostgreSQL's own execution time (``EXPLAIN ANALYZE``, median of 3 runs) of the request's
+slowest statement and of all its SELECT statements together: what the database spends,
+whatever the machine's load does to the client.
 """
 
 import argparse
@@ -42,8 +43,10 @@ def percentile(samples, fraction):
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-def explain_ms(connection, sql: str, runs: int = 5) -> float | None:
-    """PostgreSQL's execution time for ``sql`` (EXPLAIN ANALYZE), median of ``runs``."""
+def explain(connection, sql: str, runs: int = 3) -> tuple[float, int] | None:
+    """PostgreSQL's execution time for ``sql`` (EXPLAIN ANALYZE), median of ``runs``, and the
+    8 KB buffers it read or found in cache (the work done, which the machine's load does not
+    change)."""
     if connection.vendor != "postgresql" or not sql.lstrip().upper().startswith("SELECT"):
         return None
     from django.db import transaction
@@ -54,9 +57,11 @@ def explain_ms(connection, sql: str, runs: int = 5) -> float | None:
             # As search.postgres_backend runs its full-text query.
             cursor.execute("SET LOCAL enable_seqscan = off")
         for _ in range(runs):
-            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
-            times.append(cursor.fetchone()[0][0]["Execution Time"])
-    return statistics.median(times)
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql)
+            result = cursor.fetchone()[0][0]
+            times.append(result["Execution Time"])
+            buffers = result["Plan"]["Shared Hit Blocks"] + result["Plan"]["Shared Read Blocks"]
+    return statistics.median(times), buffers
 
 
 def main():
@@ -77,7 +82,8 @@ def main():
     client = Client()
     print(f"{connection.vendor}: {ArticlePage.objects.live().count()} live articles; load average {os.getloadavg()}")
     header = f"{'query kind':<16} {'wall p50':>8} {'wall p95':>8} {'cpu p50':>8} {'sql p50':>8} {'queries':>7}"
-    print(header + (f" {'slowest SQL (EXPLAIN ANALYZE)':>30}" if args.explain else ""))
+    explained = f" {'EXPLAIN: slowest':>16} {'all SELECTs':>11} {'buffers':>8}"
+    print(header + (explained if args.explain else ""))
     for label, params in KINDS:
         for _ in range(2):
             status = client.get("/search/", params).status_code
@@ -95,10 +101,11 @@ def main():
             f"{label:<16} {statistics.median(walls):>8.1f} {percentile(walls, 0.95):>8.1f} "
             f"{statistics.median(cpus):>8.1f} {statistics.median(sqls):>8.1f} {len(captured.captured_queries):>7}"
         )
-        if args.explain:
-            slowest = max(captured.captured_queries, key=lambda query: float(query["time"]))["sql"]
-            server = explain_ms(connection, slowest)
-            line += f" {server:>27.1f} ms" if server is not None else ""
+        if args.explain and connection.vendor == "postgresql":
+            statements = [query["sql"] for query in captured.captured_queries]
+            servers = [result for result in (explain(connection, sql) for sql in statements) if result]
+            line += f" {max((ms for ms, _ in servers), default=0):>16.1f}"
+            line += f" {sum(ms for ms, _ in servers):>11.1f} {sum(blocks for _, blocks in servers):>8}"
         print(line, flush=True)
 
 

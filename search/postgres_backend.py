@@ -47,14 +47,12 @@ def _prefer_indexes(model):
     connection = connections[alias]
     nested = connection.in_atomic_block
     with transaction.atomic(using=alias), connection.cursor() as cursor:
-        # SET LOCAL ends with the transaction; inside an outer one (a test, ATOMIC_REQUESTS)
-        # it would outlive this search, so it is put back to the session's value.
+        # SET LOCAL ends with the transaction (or is undone with it on an error); inside an outer
+        # one (a test, ATOMIC_REQUESTS) it would outlive this search, so it is put back.
         cursor.execute("SET LOCAL enable_seqscan = off")
-        try:
-            yield
-        finally:
-            if nested:
-                cursor.execute("SET LOCAL enable_seqscan TO DEFAULT")
+        yield
+        if nested:
+            cursor.execute("SET LOCAL enable_seqscan TO DEFAULT")
 
 
 def _ranked_in_two_steps(compiler, config, backend) -> list:

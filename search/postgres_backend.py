@@ -44,15 +44,13 @@ def _prefer_indexes(model):
     fetched). Scans stay possible where no index serves.
     """
     alias = router.db_for_read(model)
-    connection = connections[alias]
-    nested = connection.in_atomic_block
-    with transaction.atomic(using=alias), connection.cursor() as cursor:
-        # SET LOCAL ends with the transaction (or is undone with it on an error); inside an outer
-        # one (a test, ATOMIC_REQUESTS) it would outlive this search, so it is put back.
+    # One statement: SET LOCAL lasts until the transaction ends (or is undone with it). Inside an
+    # outer transaction (a test, ATOMIC_REQUESTS) it lasts until that one ends, which changes
+    # only how later statements are planned, not what they return; no savepoint is made for it.
+    nested = connections[alias].in_atomic_block
+    with transaction.atomic(using=alias, savepoint=not nested), connections[alias].cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         yield
-        if nested:
-            cursor.execute("SET LOCAL enable_seqscan TO DEFAULT")
 
 
 def _ranked_in_two_steps(compiler, config, backend) -> list:
@@ -134,9 +132,13 @@ def _all_matches(compiler, backend) -> list:
 
 class OnePassPostgresSearchResults(PostgresSearchResults):
     def _do_search(self):
-        if self._score_field is not None:
-            return super()._do_search()
         compiler = self.query_compiler
+        if self._score_field is not None or (
+            self.stop is not None and getattr(compiler, "_site_search_matches", None) is None
+        ):
+            # A first slice with nothing counted yet (the view's five topic pages): Wagtail's
+            # own query with a LIMIT is one statement.
+            return super()._do_search()
         page = _all_matches(compiler, self.backend)[self.start : self.stop]
         objects = compiler.queryset.order_by().in_bulk(page)
         return [objects[pk] for pk in page if pk in objects]

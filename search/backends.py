@@ -1,10 +1,12 @@
 """Wagtail's database search backend, with the page title weighted on SQLite too.
 
-Use as ``WAGTAILSEARCH_BACKENDS["default"]["BACKEND"] = "search.backends"``. On PostgreSQL
-(and MySQL, or SQLite without FTS5) this is exactly Wagtail's ``wagtail.search.backends.database``.
+Use as ``WAGTAILSEARCH_BACKENDS["default"]["BACKEND"] = "search.backends"``. On MySQL, or SQLite
+without FTS5, this is exactly Wagtail's ``wagtail.search.backends.database``.
 On SQLite with FTS5, Wagtail ranks with ``bm25()`` over the whole row, so the ``boost`` of the
 title field has no effect and an article mentioning a word three times in its body outranks
-one with the word in its title. Here ``bm25()`` gets per-column weights instead. Switching to
+one with the word in its title. Here ``bm25()`` gets per-column weights instead. On PostgreSQL,
+Wagtail's backend with one full-text pass per search (``search.postgres_backend``). Both also
+offer ``indexed_texts()``, the plain text they indexed, for result excerpts. Switching to
 Elasticsearch/OpenSearch stays a settings change.
 """
 
@@ -12,10 +14,29 @@ from wagtail.search.backends.database import SearchBackend as DatabaseSearchBack
 
 
 def SearchBackend(params):  # noqa: N802 - the name Wagtail looks up in a backend module
-    """Wagtail's database backend for the default database; on SQLite FTS5, title-weighted."""
+    """Wagtail's database backend for the default database: on SQLite FTS5 title-weighted
+    (``search.sqlite_backend``), on PostgreSQL one full-text pass per search
+    (``search.postgres_backend``)."""
     backend = DatabaseSearchBackend(params)
     if type(backend).__name__ == "SQLiteSearchBackend":
         from .sqlite_backend import TitleWeightedSQLiteSearchBackend
 
         return TitleWeightedSQLiteSearchBackend(params)
+    if type(backend).__name__ == "PostgresSearchBackend":
+        from .postgres_backend import OnePassPostgresSearchBackend
+
+        return OnePassPostgresSearchBackend(params)
     return backend
+
+
+def indexed_texts(model, pks, column: str) -> dict:
+    """``{pk: text}`` from Wagtail's database index (``IndexEntry.<column>``) for the ``model``
+    objects with ``pks``; one query. Used by the backends' ``indexed_texts`` methods."""
+    from wagtail.search.models import IndexEntry
+    from wagtail.search.utils import get_content_type_pk
+
+    rows = IndexEntry.objects.filter(
+        content_type_id=get_content_type_pk(model), object_id__in=[str(pk) for pk in pks]
+    ).values_list("object_id", column)
+    to_python = model._meta.pk.to_python
+    return {to_python(object_id): text or "" for object_id, text in rows}

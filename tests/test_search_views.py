@@ -1,5 +1,7 @@
 """Site search never breaks on hostile input: every parameter of /search/ and the autocomplete."""
 
+import re
+
 import pytest
 
 from search.views import MAX_QUERY_LENGTH, clean_query
@@ -111,3 +113,95 @@ def test_repeated_parameters_use_the_last_value_and_unknown_ones_are_ignored(cli
 
 def test_only_get_is_allowed_on_autocomplete(client, demo):
     assert client.post("/search/autocomplete/", {"q": "gpu"}).status_code == 405
+
+
+# Each operator of the full-text syntaxes (FTS5, tsquery, Lucene) on its own, between, before and
+# after words: it is dropped or searched as text, never interpreted.
+OPERATORS = [
+    "AND",
+    "OR",
+    "NOT",
+    "-",
+    "*",
+    ":",
+    "&",
+    "|",
+    "!",
+    "(",
+    ")",
+    "<>",
+    "<",
+    ">",
+    '"',
+    "'",
+    "^",
+    "+",
+    "~",
+    "NEAR",
+]
+SYMBOLS = [operator for operator in OPERATORS if not operator.isalpha()]
+
+
+def result_titles(html: str) -> list[str]:
+    titles = re.findall(r'<h2 class="card__title"><a href="[^"]+">(.*?)</a></h2>', html)
+    return [re.sub(r"</?mark>", "", title) for title in titles]
+
+
+@pytest.mark.parametrize("operator", OPERATORS)
+def test_each_operator_is_harmless_anywhere_in_a_query(client, demo, operator):
+    for query in (operator, f"ridge {operator} point", f"{operator}ridge point", f"ridge point{operator}"):
+        for params in ({"query": query}, {"query": query, "sort": "newest", "topic": "gpu-costs"}):
+            response = client.get("/search/", params)
+            assert response.status_code == 200, (query, params)
+        assert client.get("/search/autocomplete/", {"q": query}).status_code == 200
+
+
+@pytest.mark.parametrize("operator", SYMBOLS)
+def test_punctuation_operators_do_not_change_the_results(client, demo, operator):
+    plain = result_titles(client.get("/search/", {"query": "ridge point"}).content.decode())
+    assert plain
+    for query in (f"ridge {operator} point", f"{operator}ridge point", f"ridge point{operator}"):
+        assert result_titles(client.get("/search/", {"query": query}).content.decode()) == plain, query
+
+
+def test_a_10000_character_query_is_capped_and_the_reader_told(client, demo):
+    query = "ridge point " + "x" * (10_000 - len("ridge point "))
+    assert len(query) == 10_000
+    html = client.get("/search/", {"query": query}).content.decode()
+    assert f"Your search was cut to its first {MAX_QUERY_LENGTH} characters." in html
+    assert f"Results for “{clean_query(query)}”" in html
+    autocomplete = client.get("/search/autocomplete/", {"q": query}).json()
+    assert len(autocomplete["query"]) <= 60
+
+
+@pytest.mark.parametrize("query", ["\x00", "ridge\x00 point", "\x00ridge point\x00"])
+def test_nul_bytes_are_removed_before_searching(client, demo, query):
+    response = client.get("/search/", {"query": query})
+    assert response.status_code == 200
+    assert "\x00" not in response.content.decode()
+    if query.strip("\x00"):
+        assert "why the ridge point is the GPU number" in " ".join(result_titles(response.content.decode()))
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["日本語", "кириллица", "naïve café", "🚀🚀🚀", "Ünïcödé", "GPU 🚀 ridge", "\u202eridge", "ridge\u200bpoint"],
+)
+def test_non_ascii_and_emoji_queries_are_searched_or_ignored_without_error(client, demo, query):
+    response = client.get("/search/", {"query": query})
+    assert response.status_code == 200
+    assert client.get("/search/autocomplete/", {"q": query}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        "query=gpu&query=ridge+point&query=",
+        "query=ridge+point&topic=gpu-costs&topic=nope",
+        "query=ridge+point&page=1&page=abc",
+        "query=ridge+point&sort=newest&sort=relevance&sort=x",
+        "query=ridge+point&q=gpu&search=1&format=json&page_size=1000",
+    ],
+)
+def test_repeated_and_unknown_parameters_never_500(client, demo, params):
+    assert client.get(f"/search/?{params}").status_code in {200, 404}

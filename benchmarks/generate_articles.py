@@ -88,10 +88,16 @@ def add_batch(blog, templates, numbers, rng, now) -> None:
         models.append((model, title, published))
     with transaction.atomic(), connection.cursor() as cursor:
         pages = Page.objects.bulk_create(rows)
+        # Every other column is copied from the template article, so new fields need no edit here.
+        copied = [
+            field.column
+            for field in ArticlePage._meta.local_concrete_fields
+            if field.column not in ("page_ptr_id", "summary", "date_published")
+        ]
+        columns = ", ".join(copied)
         cursor.executemany(
-            "INSERT INTO blog_articlepage (page_ptr_id, summary, image_alt, date_published, body, image_id, "
-            "social_image_id) SELECT %s, %s, image_alt, %s, body, image_id, social_image_id "
-            "FROM blog_articlepage WHERE page_ptr_id = %s",
+            f"INSERT INTO blog_articlepage (page_ptr_id, summary, date_published, {columns}) "  # noqa: S608 - column names from the model
+            f"SELECT %s, %s, %s, {columns} FROM blog_articlepage WHERE page_ptr_id = %s",
             [
                 (page.pk, f"{title}: what we measured and what it means for the fleet.", published, model.pk)
                 for page, (model, title, published) in zip(pages, models, strict=True)

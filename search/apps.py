@@ -6,3 +6,8 @@ class SearchConfig(AppConfig):
     name = "search"
     label = "site_search"
     verbose_name = "Site search"
+
+    def ready(self):
+        from . import freshness
+
+        freshness.connect()

@@ -58,13 +58,45 @@ class RankedIdsMixin:
         return [to_pk(object_id) for object_id in ranked[start:stop]]
 
 
-class TitleWeightedSQLiteQueryCompiler(RankedIdsMixin, SQLiteSearchQueryCompiler):
+class MatchFirstMixin:
+    """Unranked matching (counts, facets, "newest" order) that runs the FTS query once.
+
+    Wagtail filters ``pk IN (SELECT object_id FROM fts JOIN indexentry WHERE fts MATCH ...
+    AND indexentry.content_type_id IN (...))``. SQLite plans that subquery from the index entries'
+    content-type index and probes the FTS table once per entry with the whole MATCH (its plan
+    says ``SCAN fts VIRTUAL TABLE INDEX 0:=M``): every article re-runs the query, and each extra
+    word makes each run dearer (1.1 s for a four-word query over 1,000 articles, against 28 ms
+    for one FTS scan). Asking for the index entries whose rowid is in the FTS match instead makes
+    SQLite run the MATCH once into a list (``LIST SUBQUERY``): 1 ms for the same query.
+    """
+
+    def search(self, config, start, stop, score_field=None):
+        query = normalize(self.query)
+        if self.order_by_relevance or score_field is not None or isinstance(query, (MatchAll, Not)):
+            return super().search(config, start, stop, score_field)
+        match = MatchExpression(self.fields or self.FTS_TABLE_FIELDS, self.build_search_query(query, config=config))
+        matching_object_ids = (
+            SQLiteFTSIndexEntry._meta.get_field("index_entry")
+            .related_model.objects.filter(
+                content_type__in=get_descendants_content_types_pks(self.queryset.model),
+                pk__in=SQLiteFTSIndexEntry.objects.filter(match).values("pk"),
+            )
+            .values("object_id")
+        )
+        queryset = self.queryset.filter(pk__in=matching_object_ids)
+        if not queryset.query.order_by:
+            # As Wagtail: a fixed order keeps pages of results stable.
+            queryset = queryset.order_by("-pk")
+        return queryset[start:stop]
+
+
+class TitleWeightedSQLiteQueryCompiler(MatchFirstMixin, RankedIdsMixin, SQLiteSearchQueryCompiler):
     def _build_rank_expression(self, vectors, config):
         # One weighted bm25() for the whole query replaces Wagtail's sum of unweighted ones.
         return WeightedBM25()
 
 
-class RankedSQLiteAutocompleteQueryCompiler(RankedIdsMixin, SQLiteAutocompleteQueryCompiler):
+class RankedSQLiteAutocompleteQueryCompiler(MatchFirstMixin, RankedIdsMixin, SQLiteAutocompleteQueryCompiler):
     def _build_rank_expression(self, vectors, config):
         return BM25()
 

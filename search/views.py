@@ -21,6 +21,7 @@ from blog.models import ArticlePage, TopicPage, paginate_listing
 
 from .highlight import excerpt, highlight, query_terms
 from .models import ZeroResultQuery
+from .retention import trim_if_over_limit
 from .suggestions import suggest
 
 # Longer queries are cut to this many characters: no real query needs more, and the database
@@ -90,11 +91,16 @@ def _promotions(query: str) -> list:
 
 
 def _log_query(query: str, found: int) -> None:
-    """Count a hit for ``query`` in Wagtail's query log; remember it if it found nothing."""
-    logged = Query.get(query)
+    """Count a hit for ``query`` in Wagtail's query log; remember it if it found nothing.
+
+    A query seen for the first time may take the log past its size limit: then it is trimmed
+    (``search.retention``)."""
+    logged, created = Query.objects.get_or_create(query_string=normalise_query_string(query))
     logged.add_hit()
     if found == 0:
         ZeroResultQuery.record(logged)
+    if created:
+        trim_if_over_limit()
 
 
 def search(request):

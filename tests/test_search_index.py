@@ -2,6 +2,7 @@
 
 import io
 from datetime import timedelta
+from types import SimpleNamespace
 
 from django.core.management import call_command
 from django.utils import timezone
@@ -9,7 +10,9 @@ from django.utils import timezone
 import pytest
 import time_machine
 
-from .factories import ArticlePageFactory, TopicPageFactory
+from search import freshness
+
+from .factories import ArticlePageFactory, AuthorFactory, TopicPageFactory
 from .test_search_results import result_titles
 
 pytestmark = pytest.mark.django_db
@@ -71,3 +74,68 @@ def test_update_index_rebuilds_the_index(client, demo):
     call_command("update_index", stdout=io.StringIO(), stderr=io.StringIO())
     assert titles_for(client, "quetzal") == ["Quetzal report"]
     assert "20 articles" in client.get("/search/", {"query": "gpu"}).content.decode()
+
+
+def test_renaming_a_topic_reindexes_its_articles(client, demo, django_capture_on_commit_callbacks):
+    topic = TopicPageFactory(parent=demo.blog, title="Ornithology")
+    other = TopicPageFactory(parent=demo.blog, title="Entomology")
+    ArticlePageFactory(parent=demo.blog, title="Quetzal report", topics=[topic])
+    ArticlePageFactory(parent=demo.blog, title="Beetle report", topics=[other])
+    topic.title = "Avian studies"
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        topic.save_revision().publish()
+    assert len(callbacks) >= 1
+    assert titles_for(client, "avian") == ["Quetzal report"]
+    assert titles_for(client, "ornithology") == []
+    assert titles_for(client, "entomology") == ["Beetle report"]
+
+
+def test_a_topic_rename_saved_as_draft_changes_nothing_until_published(
+    client, demo, django_capture_on_commit_callbacks
+):
+    topic = TopicPageFactory(parent=demo.blog, title="Ornithology")
+    ArticlePageFactory(parent=demo.blog, title="Quetzal report", topics=[topic])
+    topic.title = "Avian studies"
+    with django_capture_on_commit_callbacks(execute=True):
+        topic.save_revision()
+    assert titles_for(client, "ornithology") == ["Quetzal report"]
+    assert titles_for(client, "avian") == []
+
+
+def test_renaming_an_author_reindexes_their_articles(client, demo, django_capture_on_commit_callbacks):
+    author = AuthorFactory(name="Philippa Numbat")
+    ArticlePageFactory(parent=demo.blog, title="Quetzal report", authors=[author])
+    author.name = "Philippa Bilby"
+    with django_capture_on_commit_callbacks(execute=True):
+        author.save()
+    assert titles_for(client, "bilby") == ["Quetzal report"]
+    assert titles_for(client, "numbat") == []
+
+
+def test_deleting_a_topic_or_author_drops_their_names_from_the_articles(
+    client, demo, django_capture_on_commit_callbacks
+):
+    topic = TopicPageFactory(parent=demo.blog, title="Ornithology")
+    author = AuthorFactory(name="Philippa Numbat")
+    ArticlePageFactory(parent=demo.blog, title="Quetzal report", topics=[topic], authors=[author, AuthorFactory()])
+    with django_capture_on_commit_callbacks(execute=True):
+        topic.delete()
+        author.delete()
+    assert titles_for(client, "ornithology") == []
+    assert titles_for(client, "numbat") == []
+    assert titles_for(client, "quetzal") == ["Quetzal report"]
+
+
+def test_saving_an_author_without_renaming_reindexes_nothing(demo, django_capture_on_commit_callbacks, monkeypatch):
+    enqueued = []
+    monkeypatch.setattr(freshness, "reindex_articles", SimpleNamespace(enqueue=enqueued.append))
+    author = AuthorFactory(name="Philippa Numbat")
+    ArticlePageFactory(parent=demo.blog, title="Quetzal report", authors=[author])
+    author.role = "Editor"
+    with django_capture_on_commit_callbacks(execute=True):
+        author.save()
+    assert enqueued == []
+    author.name = "Philippa Bilby"
+    with django_capture_on_commit_callbacks(execute=True):
+        author.save()
+    assert len(enqueued) == 1

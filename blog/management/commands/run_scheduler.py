@@ -18,6 +18,9 @@ from contextlib import contextmanager
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.utils import timezone
+
+from search.retention import trim_search_log
 
 # Any fixed 64-bit number, the same in every process of this site: "cedana" in ASCII.
 ADVISORY_LOCK_KEY = 0x636564616E61
@@ -49,7 +52,8 @@ def scheduler_lock(using: str = DEFAULT_DB_ALIAS):
 class Command(BaseCommand):
     help = (
         "Publish due revisions and unpublish expired pages (Wagtail's publish_scheduled) every "
-        "--interval seconds until stopped. Safe to run twice: runs take a database lock."
+        "--interval seconds until stopped, and trim the search log once a day. Safe to run twice: "
+        "runs take a database lock."
     )
 
     def add_arguments(self, parser):
@@ -65,6 +69,18 @@ class Command(BaseCommand):
             call_command("publish_scheduled", stdout=self.stdout, stderr=self.stderr)
             return True
 
+    def trim_search_log_daily(self) -> None:
+        """Apply the search log's age limit once a day (``search.retention``; searches trim the
+        count limit themselves, but only a search can, so a quiet site needs this)."""
+        today = timezone.now().date()
+        if getattr(self, "_search_log_trimmed_on", None) == today:
+            return
+        try:
+            trim_search_log()
+            self._search_log_trimmed_on = today
+        except Exception as error:  # noqa: BLE001 - a failed trim must not stop publishing
+            self.stderr.write(f"trim_search_log failed: {error!r}")
+
     def handle(self, *args, interval: int, once: bool, **options):
         if interval < 1:
             interval = 1
@@ -74,6 +90,7 @@ class Command(BaseCommand):
                 self.run_once()
             except Exception as error:  # noqa: BLE001 - a failed run must not stop the loop
                 self.stderr.write(f"publish_scheduled failed: {error!r}; retrying in {interval}s")
+            self.trim_search_log_daily()
             if once:
                 return
             time.sleep(max(0.0, interval - (time.monotonic() - started)))

@@ -291,8 +291,7 @@ class AuthorViewSet(SnippetViewSet):
         UpdatedAtColumn(),
     ]
     list_export = ["name", "slug", "role", "article_count"]
-    search_fields = ["name", "role"]
-    ordering = ["name"]
+    ordering = ["name"]  # the search box uses Author.search_fields (name and role)
 
     def get_queryset(self, request):
         return Author.objects.annotate(article_count=Count("articles"))

@@ -193,7 +193,9 @@ def test_good_values_of_the_checked_parameters_still_work(client, demo, api_medi
     response = client.get(f"/api/v2/pages/find/?id={article.pk}")
     assert response.status_code == 302 and response["Location"].endswith(f"/api/v2/pages/{article.pk}/?")
     assert get_json(client, "/api/v2/images/", search='diagram"')["meta"]["total_count"] == 1
-    assert get_json(client, "/api/v2/documents/", search="whitepaper", search_operator="OR")["meta"]["total_count"] == 1
+    assert (
+        get_json(client, "/api/v2/documents/", search="whitepaper", search_operator="OR")["meta"]["total_count"] == 1
+    )
     assert get_json(client, "/api/v2/pages/", offset=10**6)["items"] == []
 
 

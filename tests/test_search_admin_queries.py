@@ -64,6 +64,7 @@ def admin_search_urls(demo):
         "/admin/snippets/choose/blog/author/",
         "/admin/users/",
         "/admin/blog/articlepage/",
+        "/admin/blog/topicpage/",
     ]
 
 

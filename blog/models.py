@@ -107,7 +107,13 @@ class Author(index.Indexed, models.Model):
     bio = models.TextField(max_length=600, blank=True, help_text="Two or three sentences.")
 
     panels = [FieldPanel("name"), FieldPanel("slug"), FieldPanel("role"), FieldPanel("photo"), FieldPanel("bio")]
-    search_fields = [index.SearchField("name"), index.AutocompleteField("name"), index.SearchField("role")]
+    # What the Authors listing (admin search box, as-you-type) and the snippet chooser match.
+    search_fields = [
+        index.SearchField("name"),
+        index.AutocompleteField("name"),
+        index.SearchField("role"),
+        index.AutocompleteField("role"),
+    ]
 
     class Meta:
         ordering = ["name"]

@@ -3,21 +3,106 @@
 Wagtail's endpoints only answer GET/HEAD and already limit pages to live, public pages of the
 request's site and documents to public collections; pages past their ``expire_at`` are left out
 here too, as the listings leave them out before ``publish_scheduled`` unpublishes them.
+
+Query parameters Wagtail passes on unchecked are checked here, so that a bad value is a 400 with
+Wagtail's ``{"message": ...}`` body rather than a 500: an ``offset`` past what SQL can count, a
+field filter value of the wrong type (``?date_published=abc``), an unknown ``search_operator``,
+and a non-integer ``/find/?id=``. Only the parameters are checked: a database error while running
+the query stays a 500, so an outage is never reported as the client's fault.
 """
 
+from django.core.exceptions import ValidationError
+from django.db import connection
 from django.utils import timezone
 
+from wagtail.api.v2.filters import FieldsFilter, SearchFilter
+from wagtail.api.v2.pagination import WagtailPagination
 from wagtail.api.v2.router import WagtailAPIRouter
+from wagtail.api.v2.utils import BadRequestError
 from wagtail.api.v2.views import PagesAPIViewSet
 from wagtail.documents.api.v2.views import DocumentsAPIViewSet
 from wagtail.images.api.v2.views import ImagesAPIViewSet
+from wagtail.models import Page
+
+# LIMIT and OFFSET are signed 64-bit integers in SQLite and PostgreSQL; Django sends
+# LIMIT offset+limit-offset and OFFSET offset, so their sum must fit too.
+SQL_BIGINT_MAX = 2**63 - 1
 
 
-class LivePagesAPIViewSet(PagesAPIViewSet):
+class BoundedPagination(WagtailPagination):
+    """Wagtail's ``offset``/``limit`` pagination, refusing an offset SQL cannot take (400)."""
+
+    def paginate_queryset(self, queryset, request, view=None):
+        try:
+            end = int(request.GET.get("offset", 0)) + int(request.GET.get("limit", 0))
+        except ValueError:
+            end = 0  # not integers: Wagtail's own check answers with its message
+        if end > SQL_BIGINT_MAX:
+            raise BadRequestError(f"offset and limit together must be at most {SQL_BIGINT_MAX}")
+        return super().paginate_queryset(queryset, request, view)
+
+
+class CheckedFieldsFilter(FieldsFilter):
+    """Wagtail's ``?<field>=<value>`` filter; a value the field cannot hold is a 400.
+
+    Wagtail converts booleans, integers and foreign keys itself; other fields (dates, for one)
+    reach ``filter()``, whose conversion raises ``ValidationError``. ``filter()`` only builds the
+    query, so nothing caught here comes from the database.
+    """
+
+    def filter_queryset(self, request, queryset, view):
+        try:
+            return super().filter_queryset(request, queryset, view)
+        except (ValidationError, ValueError) as error:
+            message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+            raise BadRequestError(f"field filter error: {message}") from error
+
+
+class CheckedSearchFilter(SearchFilter):
+    """Wagtail's ``?search=`` filter; ``search_operator`` other than ``and``/``or`` is a 400."""
+
+    def filter_queryset(self, request, queryset, view):
+        operator = request.GET.get("search_operator")
+        if "search" in request.GET and operator is not None and operator.lower() not in {"and", "or"}:
+            raise BadRequestError("search_operator must be 'and' or 'or'")
+        return super().filter_queryset(request, queryset, view)
+
+
+def checked_filters(filter_backends):
+    """``filter_backends`` with Wagtail's fields and search filters swapped for the checked ones,
+    in the same places (the search filter must stay last)."""
+    swap = {FieldsFilter: CheckedFieldsFilter, SearchFilter: CheckedSearchFilter}
+    return [swap.get(backend, backend) for backend in filter_backends]
+
+
+class CheckedParametersMixin:
+    """For an API endpoint: bounded pagination, checked filters, and ``/find/?id=`` that must be
+    an integer (400 otherwise; 404 when no object has it, including ids past the column's range)."""
+
+    pagination_class = BoundedPagination
+
+    def find_object(self, queryset, request):
+        if "id" in request.GET:
+            try:
+                object_id = int(request.GET["id"])
+            except ValueError as error:
+                raise BadRequestError("id must be an integer") from error
+            low, high = connection.ops.integer_field_range(queryset.model._meta.pk.get_internal_type())
+            if not low <= object_id <= high:
+                queryset = queryset.none()  # no row can have it; the database would refuse the number
+        return super().find_object(queryset, request)
+
+
+class LivePagesAPIViewSet(CheckedParametersMixin, PagesAPIViewSet):
     """Wagtail's pages endpoint without expired pages; article listings prefetch what they show."""
 
+    filter_backends = checked_filters(PagesAPIViewSet.filter_backends)
+
     def get_base_queryset(self):
-        return super().get_base_queryset().exclude(expire_at__lte=timezone.now())
+        # By id: ``?search=`` accepts filters on indexed fields only, and Page indexes ``id``
+        # (FilterField) but not ``expire_at``.
+        expired = Page.objects.filter(expire_at__lte=timezone.now()).values("id")
+        return super().get_base_queryset().exclude(id__in=expired)
 
     def get_queryset(self):
         from blog.models import ArticlePage
@@ -28,7 +113,19 @@ class LivePagesAPIViewSet(PagesAPIViewSet):
         return queryset
 
 
+class CheckedImagesAPIViewSet(CheckedParametersMixin, ImagesAPIViewSet):
+    """Wagtail's images endpoint with its parameters checked."""
+
+    filter_backends = checked_filters(ImagesAPIViewSet.filter_backends)
+
+
+class CheckedDocumentsAPIViewSet(CheckedParametersMixin, DocumentsAPIViewSet):
+    """Wagtail's documents endpoint with its parameters checked."""
+
+    filter_backends = checked_filters(DocumentsAPIViewSet.filter_backends)
+
+
 api_router = WagtailAPIRouter("wagtailapi")
 api_router.register_endpoint("pages", LivePagesAPIViewSet)
-api_router.register_endpoint("images", ImagesAPIViewSet)
-api_router.register_endpoint("documents", DocumentsAPIViewSet)
+api_router.register_endpoint("images", CheckedImagesAPIViewSet)
+api_router.register_endpoint("documents", CheckedDocumentsAPIViewSet)

@@ -1,7 +1,12 @@
-"""Wagtail hooks of the home app: the ``exact-WxH`` image operation."""
+"""Wagtail hooks of the home app: the ``exact-WxH`` image operation, and the copy page view's
+check of its ``new_parent_page`` (every page type)."""
+
+from django.db import connection
+from django.http import HttpResponseBadRequest
 
 from wagtail import hooks
 from wagtail.images.image_operations import FilterOperation
+from wagtail.models import Page
 
 
 class ExactSizeOperation(FilterOperation):
@@ -56,3 +61,26 @@ def staff_mfa_account_item(request):
         "label": "Two-step verification",
         "help_text": f"Codes from an authenticator app after each sign-in (currently {state}).",
     }
+
+
+@hooks.register("before_copy_page")
+def refuse_copy_without_a_parent(request, page):
+    """A 400 for a copy form posted without an existing ``new_parent_page`` id.
+
+    Wagtail's ``CopyView.post`` (wagtail 8.0.1, ``wagtail/admin/views/pages/copy.py`` line 51)
+    reads ``Page.objects.get(id=request.POST["new_parent_page"])`` before its form validates, so a
+    missing field, a non-integer or an unknown page is a 500 there (``MultiValueDictKeyError``,
+    ``ValueError``, ``Page.DoesNotExist``). Wagtail's own form always posts the field; this hook
+    (run by the view before that line) answers anything else with a 400. None lets the view go on.
+    """
+    if request.method != "POST":
+        return None
+    value = request.POST.get("new_parent_page", "")
+    try:
+        parent_id = int(value)
+    except ValueError:
+        return HttpResponseBadRequest("Choose the new parent page: new_parent_page must be a page id.")
+    low, high = connection.ops.integer_field_range(Page._meta.pk.get_internal_type())
+    if not (low <= parent_id <= high and Page.objects.filter(pk=parent_id).exists()):
+        return HttpResponseBadRequest("Choose the new parent page: no page has that id.")
+    return None

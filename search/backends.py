@@ -4,8 +4,11 @@ Use as ``WAGTAILSEARCH_BACKENDS["default"]["BACKEND"] = "search.backends"``. On 
 without FTS5, this is exactly Wagtail's ``wagtail.search.backends.database``.
 On SQLite with FTS5, Wagtail ranks with ``bm25()`` over the whole row, so the ``boost`` of the
 title field has no effect and an article mentioning a word three times in its body outranks
-one with the word in its title. Here ``bm25()`` gets per-column weights instead. On PostgreSQL,
-Wagtail's backend with one full-text pass per search (``search.postgres_backend``). Both also
+one with the word in its title. Here ``bm25()`` gets per-column weights instead, and any user
+text becomes a valid FTS5 query (``search.sqlite_backend.SafeQueryMixin``). On PostgreSQL,
+Wagtail's backend with one full-text pass per search (``search.postgres_backend``), with NUL
+bytes taken out of query strings (PostgreSQL text cannot hold them: a ``DataError``, so a 500
+for ``?q=%00`` in any admin search box or ``?search=%00`` in the API). Both also
 offer ``indexed_texts()``, the plain text they indexed, for result excerpts. Switching to
 Elasticsearch/OpenSearch stays a settings change.
 """

@@ -168,6 +168,11 @@ class OnePassPostgresSearchResults(PostgresSearchResults):
 class OnePassPostgresSearchBackend(PostgresSearchBackend):
     results_class = OnePassPostgresSearchResults
 
+    def _search(self, query_compiler_class, query, model_or_queryset, **kwargs):
+        if isinstance(query, str):  # PostgreSQL text cannot hold NUL; "" is Wagtail's empty result
+            query = query.replace("\x00", " ").strip()
+        return super()._search(query_compiler_class, query, model_or_queryset, **kwargs)
+
     def indexed_texts(self, model, pks) -> dict:
         """``{pk: text}``: the plain text indexed for the non-title search fields of the ``model``
         objects with ``pks`` (for articles: summary, body blocks, topic and author names, joined

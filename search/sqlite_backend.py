@@ -4,7 +4,13 @@ the FTS index model exists only there."""
 from django.db.models import FloatField, Func, TextField
 from django.db.models.functions import Cast
 
-from wagtail.search.backends.database.sqlite.query import BM25, MatchExpression, normalize
+from wagtail.search.backends.database.sqlite.query import (
+    BM25,
+    Lexeme,
+    MatchExpression,
+    SearchQueryExpression,
+    normalize,
+)
 from wagtail.search.backends.database.sqlite.sqlite import (
     SQLiteAutocompleteQueryCompiler,
     SQLiteFTSIndexEntry,
@@ -12,7 +18,7 @@ from wagtail.search.backends.database.sqlite.sqlite import (
     SQLiteSearchQueryCompiler,
     SQLiteSearchResults,
 )
-from wagtail.search.query import MatchAll, Not
+from wagtail.search.query import MatchAll, Not, Phrase, PlainText
 from wagtail.search.utils import get_descendants_content_types_pks
 
 from .backends import indexed_texts
@@ -32,6 +38,53 @@ class WeightedBM25(Func):
         return f"bm25({SQLiteFTSIndexEntry._meta.db_table}, {weights})", []
 
 
+def fts5_string(text: str) -> str:
+    """``text`` made safe inside an FTS5 double-quoted string: ``"`` doubled (FTS5's escape)
+    and NUL bytes, which end SQLite's copy of the query early ("unterminated string"), removed."""
+    return text.replace("\x00", " ").replace('"', '""')
+
+
+class SafeQueryMixin:
+    """User text as FTS5 strings only, for every caller (admin listings, choosers, API, site search).
+
+    Wagtail quotes each term (``"term"``) but leaves a ``"`` inside it as is, so ``a"b`` or a lone
+    ``"`` is an FTS5 syntax error (a 500 in every admin search box). Here each term is escaped,
+    terms with nothing the tokenizer indexes (only punctuation) are dropped, and a query left with
+    no term matches nothing. ``fields=`` is honoured as closely as the FTS table allows (see
+    ``fts_columns``) instead of being taken for FTS column names (SQLite: "no such column").
+    """
+
+    def build_search_query_content(self, query, config=None):
+        if isinstance(query, PlainText):
+            terms = [fts5_string(term) for term in query.query_string.replace("\x00", " ").split()]
+            terms = [term for term in terms if any(char.isalnum() for char in term)]
+            if not terms:
+                return SearchQueryExpression(Lexeme(""))  # the empty string: matches nothing
+            query = PlainText(" ".join(terms), operator=query.operator, boost=query.boost)
+        elif isinstance(query, Phrase):
+            query = Phrase(fts5_string(query.query_string))
+        return super().build_search_query_content(query, config=config)
+
+    def fts_columns(self) -> list[str]:
+        """The FTS5 columns to match for ``self.fields`` (model field names, already checked to be
+        search fields by ``check()``). The SQLite index keeps three columns, not one per field:
+        ``title`` (the ``title`` search field), ``body`` (every other search field) and
+        ``autocomplete`` (every autocomplete field); Wagtail passed the field names through."""
+        if not self.fields:
+            return self.FTS_TABLE_FIELDS
+        if self.FTS_TABLE_FIELDS == ["autocomplete"]:
+            return ["autocomplete"]
+        return sorted({"title" if field == "title" else "body" for field in self.fields}, reverse=True)
+
+    def search(self, config, start, stop, score_field=None):
+        # Wagtail's search() builds its MATCH from ``self.fields``: give it the columns meanwhile.
+        fields, self.fields = self.fields, self.fts_columns()
+        try:
+            return super().search(config, start, stop, score_field)
+        finally:
+            self.fields = fields
+
+
 class RankedIdsMixin:
     """Ranking inside the FTS query, for a query compiler (see ``ranked_ids``)."""
 
@@ -46,7 +99,7 @@ class RankedIdsMixin:
         query = normalize(self.query)
         if isinstance(query, (MatchAll, Not)):
             return None
-        match = MatchExpression(self.fields or self.FTS_TABLE_FIELDS, self.build_search_query(query, config=config))
+        match = MatchExpression(self.fts_columns(), self.build_search_query(query, config=config))
         allowed = self.queryset.order_by().annotate(_pk_text=Cast("pk", TextField())).values("_pk_text")
         ranked = (
             SQLiteFTSIndexEntry.objects.filter(match)
@@ -76,7 +129,7 @@ class MatchFirstMixin:
         query = normalize(self.query)
         if self.order_by_relevance or score_field is not None or isinstance(query, (MatchAll, Not)):
             return super().search(config, start, stop, score_field)
-        match = MatchExpression(self.fields or self.FTS_TABLE_FIELDS, self.build_search_query(query, config=config))
+        match = MatchExpression(self.fts_columns(), self.build_search_query(query, config=config))
         matching_object_ids = (
             SQLiteFTSIndexEntry._meta.get_field("index_entry")
             .related_model.objects.filter(
@@ -92,13 +145,15 @@ class MatchFirstMixin:
         return queryset[start:stop]
 
 
-class TitleWeightedSQLiteQueryCompiler(MatchFirstMixin, RankedIdsMixin, SQLiteSearchQueryCompiler):
+class TitleWeightedSQLiteQueryCompiler(SafeQueryMixin, MatchFirstMixin, RankedIdsMixin, SQLiteSearchQueryCompiler):
     def _build_rank_expression(self, vectors, config):
         # One weighted bm25() for the whole query replaces Wagtail's sum of unweighted ones.
         return WeightedBM25()
 
 
-class RankedSQLiteAutocompleteQueryCompiler(MatchFirstMixin, RankedIdsMixin, SQLiteAutocompleteQueryCompiler):
+class RankedSQLiteAutocompleteQueryCompiler(
+    SafeQueryMixin, MatchFirstMixin, RankedIdsMixin, SQLiteAutocompleteQueryCompiler
+):
     def _build_rank_expression(self, vectors, config):
         return BM25()
 

@@ -1,7 +1,10 @@
 """The read-only headless API (Wagtail API v2) at /api/v2/."""
 
+from datetime import timedelta
+
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from wagtail.models import Collection, CollectionViewRestriction
 
@@ -9,6 +12,7 @@ import pytest
 from wagtail_factories import DocumentFactory
 
 from blog.models import ArticlePage
+from tests.factories import ArticlePageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -111,3 +115,96 @@ def test_article_listing_queries_do_not_grow_with_the_page_size(client, demo):
             assert client.get("/api/v2/pages/", params).status_code == 200
         counts.append(len(queries))
     assert counts[0] == counts[1], counts
+
+
+@pytest.fixture
+def api_media(db):
+    from wagtail_factories import ImageFactory
+
+    ImageFactory(title="GPU diagram")
+    DocumentFactory(title="GPU whitepaper")
+
+
+# Each of these was a 500 (tester's log): SQL overflow, int() of the id, a date filter's
+# ValidationError, the search operator's ValueError, FTS5 syntax errors.
+BAD_REQUESTS = [
+    *(f"/api/v2/{endpoint}/?offset=99999999999999999999" for endpoint in ("pages", "images", "documents")),
+    "/api/v2/pages/?offset=9223372036854775800&limit=10",
+    *(f"/api/v2/pages/find/?id={value}" for value in ("abc", "1.5", "null", "%00", "", "1e3")),
+    "/api/v2/images/find/?id=abc",
+    "/api/v2/documents/find/?id=abc",
+    "/api/v2/pages/?type=blog.ArticlePage&date_published=abc",
+    "/api/v2/pages/?type=blog.ArticlePage&date_published=2026-13-45",
+    "/api/v2/pages/?type=blog.ArticlePage&go_live_at=%00",
+    "/api/v2/images/?created_at=abc",
+    "/api/v2/pages/?search=gpu&search_operator=xx",
+    "/api/v2/images/?search=gpu&search_operator=%00",
+]
+
+
+@pytest.mark.parametrize("url", BAD_REQUESTS)
+def test_bad_parameters_are_a_400_with_a_message(client, demo, api_media, url):
+    response = client.get(url)
+    assert response.status_code == 400, (url, response.status_code, response.content[:300])
+    assert response.json()["message"]
+
+
+def test_bad_parameters_on_a_detail_view_are_a_400(client, demo):
+    article = demo.articles[0]
+    for query in ("type=blog.ArticlePage&date_published=abc", "search=gpu&search_operator=xx"):
+        response = client.get(f"/api/v2/pages/{article.pk}/?{query}")
+        assert response.status_code == 400, (query, response.content[:300])
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999", "-99999999999999999999", "0", "-1", "999999"])
+def test_find_with_an_id_nothing_has_is_a_404(client, demo, value):
+    assert client.get(f"/api/v2/pages/find/?id={value}").status_code == 404
+
+
+@pytest.mark.parametrize("query", ['"', '">', "%00", 'a"b', '"><script>', "gpu%00", "NEAR(", "*"])
+@pytest.mark.parametrize("endpoint", ["pages", "images", "documents"])
+def test_any_search_text_is_answered(client, demo, api_media, endpoint, query):
+    response = client.get(f"/api/v2/{endpoint}/?search={query}")
+    assert response.status_code == 200, (endpoint, query, response.content[:300])
+
+
+def test_good_values_of_the_checked_parameters_still_work(client, demo, api_media):
+    article = demo.articles[0]
+    day = article.date_published.isoformat()
+    data = get_json(client, "/api/v2/pages/", type="blog.ArticlePage", date_published=day)
+    assert [item["id"] for item in data["items"]] == [article.pk]
+    response = client.get(f"/api/v2/pages/find/?id={article.pk}")
+    assert response.status_code == 302 and response["Location"].endswith(f"/api/v2/pages/{article.pk}/?")
+    assert get_json(client, "/api/v2/images/", search='diagram"')["meta"]["total_count"] == 1
+    assert (
+        get_json(client, "/api/v2/documents/", search="whitepaper", search_operator="OR")["meta"]["total_count"] == 1
+    )
+    assert get_json(client, "/api/v2/pages/", offset=10**6)["items"] == []
+
+
+def test_a_database_failure_is_still_a_500(demo, monkeypatch):
+    """Only parameters are checked: an error from running the query is not turned into a 400."""
+    from django.db import OperationalError
+    from django.db.models.query import QuerySet
+    from django.test import Client
+
+    def broken_count(self):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(QuerySet, "count", broken_count)
+    response = Client(raise_request_exception=False).get("/api/v2/pages/", {"offset": "5"})
+    assert response.status_code == 500
+
+
+def test_pages_can_be_searched_and_expired_pages_are_not_found(client, demo):
+    article = ArticlePageFactory(parent=demo.blog, title="Zeppelinology primer", topics=[demo.topics["gpu-costs"]])
+    expired = ArticlePageFactory(
+        parent=demo.blog,
+        title="Zeppelinology expired",
+        expire_at=timezone.now() - timedelta(minutes=1),
+        topics=[demo.topics["gpu-costs"]],
+    )
+    for params in ({"search": "zeppelinology"}, {"search": "zeppelinology", "type": "blog.ArticlePage"}):
+        ids = [item["id"] for item in get_json(client, "/api/v2/pages/", **params)["items"]]
+        assert ids == [article.pk], params
+    assert client.get(f"/api/v2/pages/{expired.pk}/").status_code == 404

@@ -1,5 +1,7 @@
 """Every public URL under hostile input (hypothesis): never a 500, never a draft or private page.
 
+The headless API gets its own strategy over its parameters (``test_api_parameters``).
+
 Each strategy runs MAX_EXAMPLES examples against the demo site plus three hidden pages whose
 text carries a marker: a draft, a password-protected article and a group-only article, and a
 live article whose unpublished newer revision carries the marker too. A response may be a
@@ -219,6 +221,63 @@ def test_headers(site_urls, data):
     }
     response = Client().get(url, **headers)
     assert_safe(response, (url, headers))
+
+
+# The API's own parameters and filterable fields (config/api.py checks them); each is given hostile
+# values with and without ?type=blog.ArticlePage (which makes the article fields filterable).
+API_KEYS = [
+    "offset",
+    "limit",
+    "id",
+    "html_path",
+    "search",
+    "search_operator",
+    "order",
+    "fields",
+    "child_of",
+    "ancestor_of",
+    "descendant_of",
+    "date_published",
+    "go_live_at",
+    "first_published_at",
+    "title",
+    "slug",
+    "show_in_menus",
+    "collection_id",
+    "created_at",
+    "width",
+]
+API_VALUES = st.one_of(
+    values,
+    st.sampled_from(["99999999999999999999", "9223372036854775807", "2026-01-01", "and", "or", '"', '">', 'a"b']),
+)
+
+
+@given(data=st.data())
+@HYPOTHESIS
+def test_api_parameters(site_urls, demo, data):
+    """The headless API answers hostile parameters with a 4xx (a JSON message), never a 500."""
+    article_id = demo.articles[0].pk
+    url = data.draw(
+        st.sampled_from(
+            [
+                "/api/v2/pages/",
+                f"/api/v2/pages/{article_id}/",
+                "/api/v2/pages/find/",
+                "/api/v2/images/",
+                "/api/v2/images/find/",
+                "/api/v2/documents/",
+                "/api/v2/documents/find/",
+            ]
+        ),
+        label="url",
+    )
+    params = data.draw(st.dictionaries(st.sampled_from(API_KEYS), API_VALUES, max_size=3), label="params")
+    if url.startswith("/api/v2/pages/") and data.draw(st.booleans(), label="typed"):
+        params["type"] = "blog.ArticlePage"
+    response = Client().get(url, params)
+    assert_safe(response, (url, params))
+    assert response.status_code in {200, 301, 302, 400, 404}, (url, params, response.status_code)
 
 
 def test_the_hidden_pages_exist_and_are_hidden(client, site_urls):

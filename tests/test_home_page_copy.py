@@ -1,0 +1,34 @@
+"""The admin's copy page view (every page type) under a form posted without a usable parent."""
+
+from wagtail.models import Page
+
+import pytest
+
+from blog.models import ArticlePage
+
+pytestmark = pytest.mark.django_db
+
+
+def copy_data(article, **extra):
+    return {"new_title": f"{article.title} (copy)", "new_slug": f"{article.slug}-copy", **extra}
+
+
+@pytest.mark.parametrize("parent", [None, "", "abc", "1.5", "\x00", "99999999", "99999999999999999999", "-1"])
+def test_copy_without_an_existing_parent_is_a_400(admin_client, demo, parent):
+    article = demo.articles[0]
+    data = copy_data(article) if parent is None else copy_data(article, new_parent_page=parent)
+    response = admin_client.post(f"/admin/pages/{article.pk}/copy/", data)
+    assert response.status_code == 400, (parent, response.status_code)
+    assert not ArticlePage.objects.filter(slug=f"{article.slug}-copy").exists()
+
+
+def test_copy_with_a_parent_still_copies(admin_client, demo):
+    article = demo.articles[0]
+    response = admin_client.post(f"/admin/pages/{article.pk}/copy/", copy_data(article, new_parent_page=demo.blog.pk))
+    assert response.status_code == 302
+    copy = Page.objects.get(slug=f"{article.slug}-copy")
+    assert copy.get_parent().pk == demo.blog.pk
+
+
+def test_the_copy_form_still_opens(admin_client, demo):
+    assert admin_client.get(f"/admin/pages/{demo.articles[0].pk}/copy/").status_code == 200

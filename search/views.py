@@ -19,6 +19,7 @@ from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
 from blog.models import ArticlePage, TopicPage, paginate_listing, prefetch_cards
+from home.public_pages import exclude_private
 
 from .highlight import excerpt, highlight, query_terms
 from .models import ZeroResultQuery
@@ -55,15 +56,18 @@ def clean_query(raw: str, max_length: int = MAX_QUERY_LENGTH) -> str:
 def searchable_articles():
     """Articles readers may find: live, public and not past their expiry time.
 
+    Privacy through ``exclude_private`` (no query while the site chrome is remembered) rather
+    than Wagtail's ``public()``, which costs a query per call.
+
     ``live`` alone is not enough: an expired page stays live until ``publish_scheduled``
     next runs.
     """
-    return ArticlePage.objects.live().public().exclude(expire_at__lte=timezone.now())
+    return exclude_private(ArticlePage.objects.live()).exclude(expire_at__lte=timezone.now())
 
 
 def searchable_topics():
     """Topic pages readers may find: live and public."""
-    return TopicPage.objects.live().public()
+    return exclude_private(TopicPage.objects.live())
 
 
 def _body_text(article) -> str:
@@ -103,7 +107,7 @@ def _promotions(query: str) -> list:
     )
     page_ids = [pick.page_id for pick in picks if pick.page_id]
     visible = (
-        Page.objects.live().public().exclude(expire_at__lte=timezone.now()).filter(pk__in=page_ids).specific()
+        exclude_private(Page.objects.live()).exclude(expire_at__lte=timezone.now()).filter(pk__in=page_ids).specific()
     ).in_bulk()
     return [
         {"title": pick.title, "url": pick.external_link_url, "description": pick.description, "page": None}

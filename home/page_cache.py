@@ -30,6 +30,8 @@ from . import site_chrome
 GENERATION_KEY = "page-cache:generation"
 PAGE_KEY_PREFIX = "page-cache:page:"
 UNCACHED_PREFIXES = ("/admin/", "/documents/")
+# Health probes pass straight through: liveness must not wait on Redis or the database.
+PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 ALLOWED_QUERY_PARAMETERS = {"page"}
 # Response headers never replayed from the cache.
 _NOT_STORED_HEADERS = {"set-cookie", "etag", "cache-control"}
@@ -97,6 +99,8 @@ class PageCacheMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        if request.path in PROBE_PATHS:
+            return self.get_response(request)
         cacheable = is_cacheable_request(request)
         seconds = settings.PAGE_CACHE_SECONDS if cacheable else 0
         generation = None

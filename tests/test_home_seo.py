@@ -47,7 +47,7 @@ def test_article_head_has_description_canonical_and_social_tags(client, demo):
     head = head_of(client, article.url)
     url = f"http://localhost{article.url}"
     assert f"<title>{htmllib.escape(article.title, quote=False)} · cedana blog</title>" in head.replace("&#x27;", "'")
-    assert meta(head, "description") == article.summary
+    assert meta(head, "description") == (article.search_description or article.summary)
     assert canonical(head) == url
     assert meta(head, "og:type") == "article"
     assert meta(head, "og:title") == article.title

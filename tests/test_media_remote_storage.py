@@ -191,13 +191,13 @@ def test_article_page_shows_renditions_from_the_bucket(uploaded_image, remote_me
     urls = {
         candidate.split()[0] for source in sources for candidate in source.split(",") if "/images/rack" in candidate
     }
-    # The hero picture: three sizes in WebP and PNG.
+    # The hero picture: its sizes in AVIF, WebP and PNG (home.image_sizes).
     assert len(urls) >= 6, urls
     for url in urls:
         assert f"{urlsplit(url).scheme}://{urlsplit(url).netloc}" in remote_media.origins, url
         status, content_type, body = fetch(url)
-        assert status == 200 and content_type in {"image/webp", "image/png"}
-        assert Image.open(io.BytesIO(body)).width in {800, 1200, 1600}
+        assert status == 200 and content_type in {"image/avif", "image/webp", "image/png"}
+        assert Image.open(io.BytesIO(body)).width in {480, 800, 1200}
 
 
 @pytest.mark.urls(__name__)

@@ -19,7 +19,9 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
 from wagtail.models import (
+    Collection,
     GroupApprovalTask,
+    GroupCollectionPermission,
     GroupPagePermission,
     Page,
     Workflow,
@@ -42,6 +44,19 @@ MODEL_PERMISSIONS = {
     EDITORS: {"wagtailadmin.access_admin", "blog.add_author", "blog.change_author"},
     MODERATORS: {"wagtailadmin.access_admin", "blog.add_author", "blog.change_author", "blog.delete_author"},
 }
+# Image and document permissions on the root collection (app_label.codename), which Wagtail's
+# own migrations grant only to the groups that exist when they run.
+COLLECTION_PERMISSIONS = {
+    role: {
+        "wagtailimages.add_image",
+        "wagtailimages.change_image",
+        "wagtailimages.choose_image",
+        "wagtaildocs.add_document",
+        "wagtaildocs.change_document",
+        "wagtaildocs.choose_document",
+    }
+    for role in (EDITORS, MODERATORS)
+}
 # Model permissions our roles must not have, whatever an earlier setup granted.
 FORBIDDEN_MODEL_PERMISSIONS = {
     EDITORS: {"blog.delete_author"},
@@ -59,7 +74,8 @@ def _page_permission(codename: str) -> Permission:
 
 
 def ensure_groups() -> int:
-    """Give the Editors and Moderators groups exactly their page and snippet permissions.
+    """Give the Editors and Moderators groups exactly their page and snippet permissions, and the
+    image and document permissions on the root collection (so their choosers list the library).
 
     Returns the number of changes made (0 when everything already matches).
     """
@@ -84,6 +100,12 @@ def ensure_groups() -> int:
             if not group.permissions.filter(pk=permission.pk).exists():
                 group.permissions.add(permission)
                 changes += 1
+        collection = Collection.get_first_root_node()
+        for label in COLLECTION_PERMISSIONS[name] if collection else ():
+            _granted, created = GroupCollectionPermission.objects.get_or_create(
+                group=group, collection=collection, permission=_permission(label)
+            )
+            changes += created
         for label in FORBIDDEN_MODEL_PERMISSIONS[name]:
             permission = _permission(label)
             if group.permissions.filter(pk=permission.pk).exists():

@@ -9,6 +9,8 @@ middleware (from the finders when DEBUG is on) serves static files, refusing non
 from wsgiref.util import setup_testing_defaults
 
 from django.core.management import get_commands, load_command_class
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from django.test import override_settings
 
 import pytest
@@ -26,7 +28,15 @@ def get(application, path: str) -> tuple[int, bytes]:
     environ = {"PATH_INFO": path, "REQUEST_METHOD": "GET"}
     setup_testing_defaults(environ)
     status = []
-    body = b"".join(application(environ, lambda code, headers, exc_info=None: status.append(code)))
+    # As Django's test client does: a WSGI handler's request signals would otherwise close the
+    # test's own database connection (PostgreSQL then fails the next query).
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    try:
+        body = b"".join(application(environ, lambda code, headers, exc_info=None: status.append(code)))
+    finally:
+        for signal in (request_started, request_finished):
+            signal.connect(close_old_connections)
     return int(status[0].split()[0]), body
 
 

@@ -8,6 +8,20 @@ class SearchConfig(AppConfig):
     verbose_name = "Site search"
 
     def ready(self):
+        from django.db.models.signals import post_delete, post_save
+
+        from wagtail.contrib.search_promotions.models import SearchPromotion
+
         from . import freshness
 
         freshness.connect()
+        # The search page remembers which queries have editors' picks (``views.promoted_queries``)
+        # for one page-cache generation; a changed pick starts a new one.
+        post_save.connect(_picks_changed, sender=SearchPromotion, dispatch_uid="search-picks-saved")
+        post_delete.connect(_picks_changed, sender=SearchPromotion, dispatch_uid="search-picks-deleted")
+
+
+def _picks_changed(sender, **kwargs):
+    from home.cache_invalidation import invalidate
+
+    invalidate(cdn=None)  # no cached page shows picks: only the generation changes

@@ -43,3 +43,25 @@ def indexed_texts(model, pks, column: str) -> dict:
     ).values_list("object_id", column)
     to_python = model._meta.pk.to_python
     return {to_python(object_id): text or "" for object_id, text in rows}
+
+
+# The attribute ``with_indexed_text`` gives each result: the text indexed for it, or None.
+INDEXED_TEXT_ATTRIBUTE = "search_indexed_text"
+
+
+def with_indexed_text(queryset, column: str):
+    """``queryset`` with each object's indexed text (``IndexEntry.<column>``) as
+    ``INDEXED_TEXT_ATTRIBUTE``, read in the same statement as the objects (a subquery per row,
+    on the index entries' unique (content type, object id) index): the search page's excerpts
+    then cost no query of their own."""
+    from django.db.models import CharField, OuterRef, Subquery
+    from django.db.models.functions import Cast
+
+    from wagtail.search.models import IndexEntry
+    from wagtail.search.utils import get_content_type_pk
+
+    entries = IndexEntry.objects.filter(
+        content_type_id=get_content_type_pk(queryset.model),
+        object_id=Cast(OuterRef("pk"), output_field=CharField(max_length=50)),
+    )
+    return queryset.annotate(**{INDEXED_TEXT_ATTRIBUTE: Subquery(entries.values(column)[:1])})

@@ -7,19 +7,26 @@ row's body tsvector (about 5 KB, stored out of line) is fetched and concatenated
 0.5 s per run however few rows match. Here:
 
 - the expression GIN index on ``title || body`` (migration ``0002``) finds the matches, and
-- one query fetches the primary keys of every match in result order; the count, the page of
-  results and the facet counts all come from that list.
+- one statement (``_summarise``) collects the matches in result order into a materialised CTE
+  and returns only their count, the first primary keys in order and any facet counts: no
+  per-match data crosses to Python (sending every key of 10,000 matches to Python and back for
+  the facets cost more than the match itself);
+- for relevance order, only the likeliest FULL_RANK_LIMIT matches get Wagtail's full rank
+  (``_ranked_head``), and only when a page among them is shown.
 
-The SQL is still Wagtail's (``PostgresSearchQueryCompiler.search``); only how often it runs and
-the plan differ, so search still moves to Elasticsearch/OpenSearch by configuration alone.
+The full-text SQL is still Wagtail's (``PostgresSearchQueryCompiler.search``); only how often it
+runs and the plan differ, so search still moves to Elasticsearch/OpenSearch by configuration
+alone.
 """
 
 from collections import OrderedDict
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from django.db import connections, router, transaction
-from django.db.models import Count, F
-from django.db.models.lookups import Lookup
+from django.db.models import Count, F, Window
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import RowNumber
 
 from wagtail.search.backends.base import FilterFieldError
 from wagtail.search.backends.database.postgres.postgres import (
@@ -28,10 +35,23 @@ from wagtail.search.backends.database.postgres.postgres import (
 )
 from wagtail.search.query import PlainText
 
-from .backends import indexed_texts
+from .backends import indexed_texts, with_indexed_text
 
-# Relevance for more matches than this is ranked in two steps (see ``_ranked_in_two_steps``).
-FULL_RANK_LIMIT = 500
+# Relevance for more matches than this is ranked in two steps (see ``_summarise``): the likeliest
+# this many get Wagtail's full rank, ten pages of twelve results.
+FULL_RANK_LIMIT = 120
+# ``_summarise``'s statement around Django's SQL for the ordered matches (``site_search_matches``:
+# their keys and positions, materialised once) and the facets' SQL; values are all parameters.
+_SUMMARY_SQL = (
+    'WITH "site_search_matches" AS MATERIALIZED ({matches}) SELECT '
+    '(SELECT count(*) FROM "site_search_matches"), '
+    '(SELECT array_agg("_match_pk" ORDER BY "_position") FROM (SELECT "_match_pk", "_position" '
+    'FROM "site_search_matches" ORDER BY "_position" LIMIT %s) AS "head"){facets}'
+)
+_FACET_SQL = (
+    ', (SELECT json_agg(json_build_array("facet".{column}, "facet"."_facet_count") '
+    'ORDER BY "facet"."_facet_count" DESC) FROM ({counts}) AS "facet")'
+)
 
 
 @contextmanager
@@ -40,7 +60,7 @@ def _prefer_indexes(model):
 
     Our own SQL, a planner setting: the planner does not know that evaluating the match row by
     row fetches each body vector from TOAST storage, so for a word found in most articles it
-    prefers a sequential scan (0.57 s) to the GIN index (11 ms for the same 10,000 rows, no body
+    prefers a sequential scan (0.57 s) to the GIN index (3 ms for the same 10,000 rows, no body
     fetched). Scans stay possible where no index serves.
     """
     alias = router.db_for_read(model)
@@ -50,104 +70,160 @@ def _prefer_indexes(model):
     nested = connections[alias].in_atomic_block
     with transaction.atomic(using=alias, savepoint=not nested), connections[alias].cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
-        yield
+        yield alias
 
 
-def _ranked_in_two_steps(compiler, config, backend) -> list:
-    """Every match's primary key, best first, ranking in full only the FULL_RANK_LIMIT likeliest.
+@dataclass
+class _Summary:
+    """What one ``_summarise`` statement found: ``total`` matches, the primary keys of the first
+    ``len(head)`` of them in result order (all of them when ``complete``), and counts per value
+    for each faceted field (``{field_name: OrderedDict(value -> count)}``, largest first)."""
 
-    Wagtail's rank is ``ts_rank(title) * title_norm + ts_rank(body)``; the body's vector is
-    stored out of line, and fetching it for each of 10,000 matches is most of a 0.4 s query.
-    The title's weight is a hundred times the body's (``search_fields`` boosts), so a title
-    match outranks a body-only one. Step 1 orders every match by the title's rank alone, then
-    newest first (title vectors are small and stored in the row: milliseconds); step 2 ranks
-    the first FULL_RANK_LIMIT of that order with Wagtail's full expression and puts them first.
-    Matches past the limit keep step 1's order. Exact for up to FULL_RANK_LIMIT matches (Wagtail's
-    own query then); for more, a body-only match outside the newest FULL_RANK_LIMIT can rank
-    below where Wagtail would put it.
+    total: int
+    head: list
+    facets: dict = field(default_factory=dict)
+    # For relevance in two steps: the first FULL_RANK_LIMIT of ``head`` in Wagtail's full order.
+    ranked_head: list | None = None
+
+    @property
+    def complete(self) -> bool:
+        return len(self.head) >= self.total
+
+
+def _two_step(compiler) -> bool:
+    """Whether ``compiler``'s relevance order is computed in two steps (see ``_ordered_matches``)."""
+    return compiler.order_by_relevance and isinstance(compiler.query, PlainText) and compiler.fields is None
+
+
+def _ordered_matches(compiler, config, backend):
+    """A queryset of every match, ordered as the results are (before ``_ranked_head``).
+
+    Relevance for a plain-text query over the whole index is taken in two steps. Wagtail's rank
+    is ``ts_rank(title) * title_norm + ts_rank(body)``; the body's vector is stored out of line,
+    and fetching it for each of 10,000 matches is most of a 0.4 s query. The title's weight is a
+    hundred times the body's (``search_fields`` boosts), so a title match outranks a body-only
+    one. Step 1 (here) orders every match by the title's rank alone, then newest first (title
+    vectors are small and stored in the row); step 2 (``_ranked_head``) ranks the first
+    FULL_RANK_LIMIT of that order with Wagtail's full expression. Exact for up to FULL_RANK_LIMIT
+    matches; for more, a body-only match outside the newest FULL_RANK_LIMIT can rank below where
+    Wagtail would put it. Other queries keep Wagtail's own order.
     """
-    unranked = compiler.order_by_relevance
+    if not _two_step(compiler):
+        return compiler.search(config, None, None, backend=backend)
     compiler.order_by_relevance = False
     try:
         matching = compiler.search(config, None, None, backend=backend)
     finally:
-        compiler.order_by_relevance = unranked
+        compiler.order_by_relevance = True
     title_rank = compiler.build_tsrank(F("index_entries__title"), compiler.query, config=config) * F(
         "index_entries__title_norm"
     )
     # Pages: newest first after the title's rank; other models: newest row first.
     is_page = any(field.name == "first_published_at" for field in matching.model._meta.get_fields())
-    newest = [F("first_published_at").desc(nulls_last=True), "-pk"] if is_page else ["-pk"]
-    step_one = list(
-        matching.annotate(_title_rank=title_rank).order_by("-_title_rank", *newest).values_list("pk", flat=True)
+    newest = [F("first_published_at").desc(nulls_last=True), F("pk").desc()] if is_page else [F("pk").desc()]
+    return matching.annotate(_title_rank=title_rank).order_by(F("_title_rank").desc(), *newest)
+
+
+def _facet_sql(model, field_name, connection) -> tuple[str, tuple]:
+    """SQL (with params) of ``(value, count)`` rows for ``field_name`` over the matches."""
+    matches = RawSQL('SELECT "_match_pk" FROM "site_search_matches"', ())
+    counts = (
+        model._default_manager.filter(pk__in=matches).values(field_name).annotate(_facet_count=Count("pk")).order_by()
     )
-    if len(step_one) <= FULL_RANK_LIMIT:
-        return list(compiler.search(config, None, None, backend=backend).values_list("pk", flat=True))
-    head = set(step_one[:FULL_RANK_LIMIT])
-    compiler_queryset = compiler.queryset
-    compiler.queryset = compiler_queryset.filter(pk__in=head)
-    try:
-        ranked_head = list(compiler.search(config, None, None, backend=backend).values_list("pk", flat=True))
-    finally:
-        compiler.queryset = compiler_queryset
-    return ranked_head + step_one[FULL_RANK_LIMIT:]
+    sql, params = counts.query.get_compiler(connection=connection).as_sql()
+    return sql, params
 
 
-class _EqualsAny(Lookup):
-    """``<lhs> = ANY(%s)`` with a Python list as one array parameter.
+def _summarise(compiler, backend, head_size: int | None, facet_fields=()) -> _Summary:
+    """Count ``compiler``'s matches, list the first ``head_size`` (None: all) primary keys in
+    result order and count the matches per value of each of ``facet_fields``, in one statement.
 
-    Django's ``__in`` sends 10,000 keys as 10,000 parameters (binding and parsing them took
-    longer than the count), and ``IN (SELECT unnest(...))`` was planned as 10,000 index lookups
-    (104 ms against 11 ms for ``= ANY``, which PostgreSQL checks with a hash table).
+    The statement materialises the ordered matches once (a CTE of primary keys and positions)
+    and reads the count, the head (``array_agg``) and the facets (``json_agg``, so facet values
+    arrive as JSON types: numbers, strings, booleans) from it.
     """
-
-    lookup_name = "equals_any"
-    prepare_rhs = False
-
-    def get_prep_lookup(self):
-        return list(self.rhs)
-
-    def as_sql(self, compiler, connection):
-        lhs, params = self.process_lhs(compiler, connection)
-        return f"{lhs} = ANY(%s)", (*params, self.rhs)
-
-
-def _all_matches(compiler, backend) -> list:
-    """Primary keys of every match of ``compiler``'s search, in result order (relevance, or the
-    queryset's own order); memoised on the compiler, which the clones made by slicing and
-    counting share."""
-    cached = getattr(compiler, "_site_search_matches", None)
-    if cached is not None:
-        return cached
     config = compiler.get_config(backend)
-    with _prefer_indexes(compiler.queryset.model):
-        if compiler.order_by_relevance and isinstance(compiler.query, PlainText) and compiler.fields is None:
-            matches = _ranked_in_two_steps(compiler, config, backend)
-        else:
-            queryset = compiler.search(config, None, None, backend=backend)
-            matches = list(queryset.values_list("pk", flat=True))
-    compiler._site_search_matches = matches
-    return matches
+    model = compiler.queryset.model
+    ordered = _ordered_matches(compiler, config, backend)
+    positioned = (
+        ordered.order_by()
+        .annotate(_match_pk=F("pk"), _position=Window(RowNumber(), order_by=ordered.query.order_by))
+        .values("_match_pk", "_position")
+    )
+    with _prefer_indexes(model) as alias:
+        connection = connections[alias]
+        matches_sql, params = positioned.query.get_compiler(connection=connection).as_sql()
+        facets_sql, facet_params = "", []
+        for name in facet_fields:
+            counts_sql, counts_params = _facet_sql(model, name, connection)
+            facets_sql += _FACET_SQL.format(column=connection.ops.quote_name(name), counts=counts_sql)
+            facet_params.extend(counts_params)
+        sql = _SUMMARY_SQL.format(matches=matches_sql, facets=facets_sql)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*params, head_size, *facet_params])
+            total, head, *facet_rows = cursor.fetchone()
+    facets = {name: OrderedDict(rows or ()) for name, rows in zip(facet_fields, facet_rows, strict=True)}
+    return _Summary(total=total, head=list(head or []), facets=facets)
+
+
+def _ranked_head(compiler, backend, summary: _Summary) -> list:
+    """The first FULL_RANK_LIMIT keys of ``summary.head`` in Wagtail's full relevance order (step 2
+    of ``_ordered_matches``): one statement over at most FULL_RANK_LIMIT rows."""
+    if summary.ranked_head is None:
+        head = summary.head[:FULL_RANK_LIMIT]
+        queryset = compiler.queryset
+        compiler.queryset = queryset.filter(pk__in=head)
+        try:
+            ranked = compiler.search(compiler.get_config(backend), None, None, backend=backend)
+            summary.ranked_head = list(ranked.values_list("pk", flat=True))
+        finally:
+            compiler.queryset = queryset
+    return summary.ranked_head
+
+
+def _summary(compiler, backend, keys_until: int | None = 0, facet_fields=()) -> _Summary:
+    """``compiler``'s summary, with at least the first ``keys_until`` keys in order (None: every
+    key) and the counts for ``facet_fields``. Memoised on the compiler (which the clones made by
+    slicing and counting share): summarised again only when a later call needs keys past the
+    head or a facet not counted yet."""
+    summary = getattr(compiler, "_site_search_summary", None)
+    if summary is not None:
+        enough_keys = summary.complete or (keys_until is not None and keys_until <= len(summary.head))
+        if enough_keys and all(name in summary.facets for name in facet_fields):
+            return summary
+    head_size = None if keys_until is None else max(FULL_RANK_LIMIT, keys_until, len(summary.head) if summary else 0)
+    facets = list(dict.fromkeys([*(summary.facets if summary else ()), *facet_fields]))
+    fresh = _summarise(compiler, backend, head_size, facets)
+    if summary is not None:
+        fresh.ranked_head = summary.ranked_head  # the head's first keys do not change
+    compiler._site_search_summary = fresh
+    return fresh
 
 
 class OnePassPostgresSearchResults(PostgresSearchResults):
     def _do_search(self):
         compiler = self.query_compiler
-        if self._score_field is not None or (
-            self.stop is not None and getattr(compiler, "_site_search_matches", None) is None
-        ):
-            # A first slice with nothing counted yet (the view's five topic pages): Wagtail's
-            # own query with a LIMIT is one statement.
+        start, stop = self.start or 0, self.stop
+        first_slice = stop is not None and getattr(compiler, "_site_search_summary", None) is None
+        if self._score_field is not None or first_slice:
+            # Scores asked for, or a first slice with nothing counted yet (the view's five topic
+            # pages): Wagtail's own query with a LIMIT is one statement.
             return super()._do_search()
-        page = _all_matches(compiler, self.backend)[self.start : self.stop]
-        objects = compiler.queryset.order_by().in_bulk(page)
+        summary = _summary(compiler, self.backend, keys_until=stop)
+        keys = summary.head
+        if _two_step(compiler) and start < FULL_RANK_LIMIT:
+            keys = _ranked_head(compiler, self.backend, summary) + keys[FULL_RANK_LIMIT:]
+        page = keys[start:stop]
+        objects = with_indexed_text(compiler.queryset.order_by(), "body_text").in_bulk(page)
         return [objects[pk] for pk in page if pk in objects]
 
     def _do_count(self):
-        return len(_all_matches(self.query_compiler, self.backend))
+        return _summary(self.query_compiler, self.backend).total
 
     def facet(self, field_name):
-        """Counts of the matches per value of ``field_name`` (a FilterField), largest first."""
+        """Counts of the matches per value of ``field_name`` (a FilterField), largest first.
+
+        Computed with the count and the first page's keys when asked for before either."""
         compiler = self.query_compiler
         if compiler._get_filterable_field(field_name) is None:
             raise FilterFieldError(
@@ -155,14 +231,7 @@ class OnePassPostgresSearchResults(PostgresSearchResults):
                 f"index.FilterField('{field_name}') to {compiler.queryset.model.__name__}.search_fields.",
                 field_name=field_name,
             )
-        matches = _all_matches(compiler, self.backend)
-        counts = (
-            compiler.queryset.model._default_manager.filter(_EqualsAny(F("pk"), matches))
-            .values(field_name)
-            .annotate(count=Count("pk"))
-            .order_by("-count")
-        )
-        return OrderedDict((row[field_name], row["count"]) for row in counts)
+        return _summary(compiler, self.backend, facet_fields=[field_name]).facets[field_name]
 
 
 class OnePassPostgresSearchBackend(PostgresSearchBackend):

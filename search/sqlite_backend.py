@@ -21,7 +21,7 @@ from wagtail.search.backends.database.sqlite.sqlite import (
 from wagtail.search.query import MatchAll, Not, Phrase, PlainText
 from wagtail.search.utils import get_descendants_content_types_pks
 
-from .backends import indexed_texts
+from .backends import indexed_texts, with_indexed_text
 
 # bm25() column weights, in the FTS5 table's column order (autocomplete, body, title): a title
 # match counts ten times a body match, the autocomplete column (a copy of the title) not at all.
@@ -160,6 +160,15 @@ class RankedSQLiteAutocompleteQueryCompiler(
 
 class TitleWeightedSQLiteSearchResults(SQLiteSearchResults):
     def _do_search(self):
+        # Each result carries the text indexed for it (``search.backends.with_indexed_text``).
+        compiler = self.query_compiler
+        queryset, compiler.queryset = compiler.queryset, with_indexed_text(compiler.queryset, "body")
+        try:
+            return self._ranked_or_wagtails_search()
+        finally:
+            compiler.queryset = queryset
+
+    def _ranked_or_wagtails_search(self):
         compiler = self.query_compiler
         if not (isinstance(compiler, RankedIdsMixin) and compiler.order_by_relevance and self._score_field is None):
             return super()._do_search()

@@ -13,16 +13,19 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from wagtail.contrib.search_promotions.models import Query, SearchPromotion
+from wagtail.contrib.search_promotions.models import SearchPromotion
 from wagtail.models import Page
 from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
 from blog.models import ArticlePage, TopicPage, paginate_listing, prefetch_cards
+from home import site_chrome
 from home.public_pages import exclude_private
 
+from .backends import INDEXED_TEXT_ATTRIBUTE
 from .highlight import excerpt, highlight, query_terms
 from .models import ZeroResultQuery
+from .query_log import record_search
 from .retention import trim_if_over_limit
 from .suggestions import suggest
 
@@ -82,14 +85,22 @@ def _excerpt_texts(articles) -> dict:
     """``{pk: text}`` to cut each article's excerpt from: its body text and the topic and author
     names (everything searched besides the title and the summary, which the card shows).
 
-    Taken from the database search index when the backend offers it (one query for the page):
-    decoding a StreamField runs every rich-text block through the HTML sanitiser, 5 ms or more
-    an article. Otherwise (Elasticsearch/OpenSearch) from the body blocks.
+    Taken from the database search index when the backend offers it: the database backends
+    give each result its indexed text (``INDEXED_TEXT_ATTRIBUTE``; otherwise one query for the
+    page); decoding a StreamField runs every rich-text block through the HTML sanitiser, 5 ms or
+    more an article. Otherwise (Elasticsearch/OpenSearch) from the body blocks.
     """
     backend = get_search_backend()
     if not articles or not hasattr(backend, "indexed_texts"):
         return {article.pk: _body_text(article) for article in articles}
-    indexed = backend.indexed_texts(ArticlePage, [article.pk for article in articles])
+    indexed = {
+        article.pk: getattr(article, INDEXED_TEXT_ATTRIBUTE) or ""
+        for article in articles
+        if hasattr(article, INDEXED_TEXT_ATTRIBUTE)
+    }
+    unannotated = [article.pk for article in articles if article.pk not in indexed]
+    if unannotated:
+        indexed.update(backend.indexed_texts(ArticlePage, unannotated))
     texts = {}
     for article in articles:
         text = " ".join(indexed.get(article.pk, "").split())
@@ -99,12 +110,22 @@ def _excerpt_texts(articles) -> dict:
     return texts
 
 
+def promoted_queries() -> frozenset[str]:
+    """The query strings that have editors' picks, remembered for the page-cache generation
+    (``home.site_chrome``; saving or deleting a pick starts a new one: ``search.apps``)."""
+    return site_chrome.memoized(
+        "promoted-queries", lambda: frozenset(SearchPromotion.objects.values_list("query__query_string", flat=True))
+    )
+
+
 def _promotions(query: str) -> list:
     """Editors' picks for ``query`` (Wagtail search promotions): external links, and pages
-    readers can see (live, public, unexpired). Looked up without creating a ``Query`` row."""
-    picks = list(
-        SearchPromotion.objects.filter(query__query_string=normalise_query_string(query)).order_by("sort_order")
-    )
+    readers can see (live, public, unexpired). Looked up without creating a ``Query`` row, and
+    only for queries that have picks (known from the site chrome: no query for the others)."""
+    query_string = normalise_query_string(query)
+    if query_string not in promoted_queries():
+        return []
+    picks = list(SearchPromotion.objects.filter(query__query_string=query_string).order_by("sort_order"))
     page_ids = [pick.page_id for pick in picks if pick.page_id]
     visible = (
         exclude_private(Page.objects.live()).exclude(expire_at__lte=timezone.now()).filter(pk__in=page_ids).specific()
@@ -119,12 +140,12 @@ def _promotions(query: str) -> list:
 
 
 def _log_query(query: str, found: int) -> None:
-    """Count a hit for ``query`` in Wagtail's query log; remember it if it found nothing.
+    """Count a hit for ``query`` in Wagtail's query log (``search.query_log``); remember it if it
+    found nothing.
 
     A query seen for the first time may take the log past its size limit: then it is trimmed
     (``search.retention``)."""
-    logged, created = Query.objects.get_or_create(query_string=normalise_query_string(query))
-    logged.add_hit()
+    logged, created = record_search(query)
     if found == 0:
         ZeroResultQuery.record(logged)
     if created:
@@ -154,7 +175,7 @@ def search(request):
     if len(raw_query) > MAX_QUERY_LENGTH:
         notices.append(f"Your search was cut to its first {MAX_QUERY_LENGTH} characters.")
 
-    topics = list(searchable_topics().order_by("title"))
+    topics = site_chrome.memoized("search-topics", lambda: list(searchable_topics().order_by("title")))
     topic = None
     raw_topic = request.GET.get("topic", "")
     if raw_topic:
@@ -181,7 +202,8 @@ def search(request):
         paginate_listing(request, [])
         return render(request, "search/search.html", context)
 
-    articles = searchable_articles()
+    # The card image comes with each result (the matching itself reads keys only).
+    articles = searchable_articles().select_related("image")
     if sort == SORT_NEWEST:
         matches = articles.order_by(F("date_published").desc(nulls_last=True), "-id").search(
             query, order_by_relevance=False
@@ -195,11 +217,11 @@ def search(request):
             filtered = filtered.order_by(F("date_published").desc(nulls_last=True), "-id")
         matches = filtered.search(query, order_by_relevance=sort == SORT_RELEVANCE)
 
+    # Counts per topic are for the whole query, whichever topic is chosen. Asked for before the
+    # count, so that on PostgreSQL one statement finds the count, the facets and the first keys.
+    topic_counts = all_topics_matches.facet("topics")
     results = paginate_listing(request, matches)
     total = results.paginator.count
-    # Each of these is a full-text search of its own: skip those that cannot find anything.
-    # Counts per topic are for the whole query, whichever topic is chosen.
-    topic_counts = all_topics_matches.facet("topics") if total or topic is not None else {}
     terms = query_terms(query)
     # What each card shows, in one query per relation instead of a few per card.
     articles_on_page = prefetch_cards(results.object_list) if total else []

@@ -8,6 +8,7 @@ from wagtail.models import PageViewRestriction
 import pytest
 
 from search.models import ZeroResultQuery
+from search.query_log import record_search
 
 from .factories import ArticlePageFactory
 
@@ -58,6 +59,25 @@ def test_searches_are_counted_in_wagtails_query_log(client, demo):
     query = Query.objects.get(query_string="gpu costs")
     assert QueryDailyHits.objects.get(query=query, date=timezone.now().date()).hits == 2
     assert Query.objects.count() == 1
+
+
+def test_a_pick_added_after_a_search_shows_on_the_next_one(client, demo):
+    # Which queries have picks is remembered per page-cache generation (search.views.promoted_queries);
+    # saving or deleting a pick must start a new one.
+    assert "Editors’ picks" not in client.get("/search/", {"query": "ridge point"}).content.decode()
+    pick = SearchPromotion.objects.create(query=Query.get("ridge point"), page=demo.articles[-1], sort_order=0)
+    assert "Editors’ picks" in client.get("/search/", {"query": "ridge point"}).content.decode()
+    pick.delete()
+    assert "Editors’ picks" not in client.get("/search/", {"query": "ridge point"}).content.decode()
+
+
+def test_the_query_log_upsert_creates_once_then_counts():
+    first, created = record_search("  Ridge   POINT ")
+    again, created_again = record_search("ridge point")
+    assert (created, created_again) == (True, False)
+    assert first.pk == again.pk and first.query_string == "ridge point"
+    assert QueryDailyHits.objects.get(query_id=first.pk, date=timezone.now().date()).hits == 2
+    assert list(Query.objects.values_list("query_string", flat=True)) == ["ridge point"]
 
 
 def test_searches_finding_nothing_are_recorded(client, demo):

@@ -155,10 +155,13 @@ def prefetch_cards(articles, author_photos: bool = False):
 
 class ArticlePageQuerySet(PageQuerySet):
     def listed(self):
-        """Live, public, unexpired articles, newest first, with the card image joined."""
+        """Live, public, unexpired articles, newest first, with the card image joined; bodies
+        are not read (``defer_streamfields``: cards, feeds and the sitemap never show them, and
+        decoding a body's JSON costs more than the rest of the row)."""
         return (
             exclude_private(self.live())
             .exclude(expire_at__lte=timezone.now())
+            .defer_streamfields()
             .select_related("image")
             .order_by(F("date_published").desc(nulls_last=True), "-pk")
         )

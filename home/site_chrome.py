@@ -36,7 +36,7 @@ from django.http.request import split_domain_port
 # a flood of odd requests (unknown hosts, many authors' pages) from growing the memo unchecked.
 MAX_ENTRIES = 1000
 
-_active = contextvars.ContextVar("site_chrome_active", default=False)
+_active = contextvars.ContextVar("site_chrome_active", default=None)
 _lock = threading.Lock()
 _state = {"generation": None, "values": {}}
 
@@ -47,7 +47,8 @@ def begin_request(generation: str) -> contextvars.Token:
     with _lock:
         if _state["generation"] != generation:
             _state["generation"], _state["values"] = generation, {}
-    return _active.set(bool(settings.SITE_CHROME_CACHE))
+    # The value is the request's generation (read by ``current_generation``) or None when off.
+    return _active.set(generation if settings.SITE_CHROME_CACHE else None)
 
 
 def end_request(token: contextvars.Token) -> None:
@@ -61,9 +62,14 @@ def generation_changed(generation: str | None = None) -> None:
         _state["generation"], _state["values"] = generation, {}
 
 
+def current_generation() -> str | None:
+    """The page-cache generation this request is served in while the memo is used, else None."""
+    return _active.get() if is_active() else None
+
+
 def is_active() -> bool:
     """Whether ``memoized`` remembers values now (see the module docstring)."""
-    return _active.get() and not _in_real_transaction()
+    return bool(_active.get()) and not _in_real_transaction()
 
 
 def _in_real_transaction() -> bool:

@@ -5,16 +5,22 @@ PostgreSQL full-text search or SQLite FTS5), through the ``search_fields`` decla
 ``ArticlePage`` and ``TopicPage``; moving to Elasticsearch/OpenSearch is a settings change.
 """
 
+import hashlib
 import re
+import zlib
 
-from django.db.models import F
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import F, Min
 from django.http import JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from wagtail.contrib.search_promotions.models import SearchPromotion
-from wagtail.models import Page
+from wagtail.models import Page, Site
 from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
@@ -202,8 +208,54 @@ def search(request):
         paginate_listing(request, [])
         return render(request, "search/search.html", context)
 
-    # The card image comes with each result (the matching itself reads keys only).
-    articles = searchable_articles().select_related("image")
+    cache_key = _results_cache_key(request, query, topic, sort)
+    outcome = cache.get(cache_key) if cache_key else None
+    if outcome is None:
+        outcome = _search_results(request, query, topic, sort, topics)
+        if cache_key:
+            cache.set(cache_key, outcome, settings.SEARCH_RESULTS_CACHE_SECONDS)
+    if outcome["page"] == 1:
+        _log_query(query, outcome["found"])
+    context["promotions"] = _promotions(query) if outcome["page"] == 1 else []
+    context["results_html"] = mark_safe(zlib.decompress(outcome["html"]).decode())  # noqa: S308 - rendered by us
+    return render(request, "search/search.html", context)
+
+
+def _results_cache_key(request, query: str, topic, sort: str) -> str | None:
+    """The cache key of this search's rendered results, or None when they are not to be cached.
+
+    Results are kept for SEARCH_RESULTS_CACHE_SECONDS within one page-cache generation (the
+    token every change readers could see replaces: ``home.cache_invalidation``), so a publish,
+    unpublish, move, rename or view restriction shows in the next search. Not cached when the
+    generation is unknown (no shared cache: ``home.site_chrome``), nor once an article's expiry
+    time has passed in this generation (it leaves the results at that moment, before
+    ``publish_scheduled`` unpublishes it and starts a new generation).
+    """
+    generation = site_chrome.current_generation()
+    if not settings.SEARCH_RESULTS_CACHE_SECONDS or generation is None:
+        return None
+    next_expiry = site_chrome.memoized(
+        "next-article-expiry",
+        lambda: (
+            ArticlePage.objects.live()
+            .filter(expire_at__gt=timezone.now())
+            .aggregate(Min("expire_at"))["expire_at__min"]
+        ),
+    )
+    if next_expiry is not None and next_expiry <= timezone.now():
+        return None
+    site = Site.find_for_request(request)  # page URLs in the results are relative to it
+    search = (generation, site.pk if site else None, query, topic.pk if topic else None, sort, request.GET.get("page"))
+    return "search:results:" + hashlib.sha256(repr(search).encode()).hexdigest()
+
+
+def _search_results(request, query: str, topic, sort: str, topics: list) -> dict:
+    """Run the search and render its results (``search/results.html``): ``{"html": zlib-compressed
+    UTF-8, "found": articles and topic pages found, "page": the page number}``. Raises Http404
+    for a ``page`` that is not a page of results."""
+    # The card image comes with each result (the matching itself reads keys only); bodies are not
+    # read (the excerpt comes from the index).
+    articles = searchable_articles().defer_streamfields().select_related("image")
     if sort == SORT_NEWEST:
         matches = articles.order_by(F("date_published").desc(nulls_last=True), "-id").search(
             query, order_by_relevance=False
@@ -236,11 +288,13 @@ def search(request):
         for article in articles_on_page
     ]
     matching_topics = list(searchable_topics().search(query)[:5]) if results.number == 1 and topic is None else []
-    if results.number == 1:
-        _log_query(query, total + len(matching_topics))
-
-    context.update(
+    html = render_to_string(
+        "search/results.html",
         {
+            "search_query": query,
+            "topic": topic,
+            "topics": topics,
+            "sort": sort,
             "results": results,
             "hits": hits,
             "total": total,
@@ -250,11 +304,11 @@ def search(request):
                 for candidate in topics
                 if topic_counts.get(candidate.pk)
             ],
-            "promotions": _promotions(query) if results.number == 1 else [],
             "suggestions": suggest(query) if total == 0 else [],
-        }
+        },
+        request=request,
     )
-    return render(request, "search/search.html", context)
+    return {"html": zlib.compress(html.encode()), "found": total + len(matching_topics), "page": results.number}
 
 
 @require_GET

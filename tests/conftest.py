@@ -56,11 +56,12 @@ def _media_in_tmp(media_root):
 
 @pytest.fixture(autouse=True)
 def _fresh_site_chrome():
-    """Each test starts with an empty site chrome memo (home/site_chrome.py): a rolled-back test
-    replaces no cache generation, so what it remembered must not reach the next test."""
-    from home import site_chrome
+    """Each test starts in a new page-cache generation, with an empty site chrome memo
+    (home/site_chrome.py): a rolled-back test replaces no generation, so what it remembered or
+    cached for the generation (the chrome, search results) must not reach the next test."""
+    from home.page_cache import bump_generation
 
-    site_chrome.generation_changed()
+    bump_generation()
 
 
 @pytest.fixture(scope="session")

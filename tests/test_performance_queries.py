@@ -1,6 +1,10 @@
 """Query budget: every public page runs the same, exact number of SQL queries at 5 and at 50
 articles, and at most MAX_QUERIES_PER_PAGE. Pages are listed in tests/query_budget.py."""
 
+from django.db import connection
+from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
+
 import pytest
 
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
@@ -30,7 +34,9 @@ def query_counts(django_db_setup, django_db_blocker):
     # memo, home/site_chrome.py) behaves as it does in a request.
     rollback = transaction.atomic()
     rollback._from_testcase = True
-    with django_db_blocker.unblock(), rollback:
+    # Search results are cached per generation (search/views.py): the budget is for computing them.
+    no_results_cache = override_settings(SEARCH_RESULTS_CACHE_SECONDS=0)
+    with django_db_blocker.unblock(), rollback, no_results_cache:
         ArticlePage.objects.all().delete()
         home = HomePage.objects.get()
         blog = BlogIndexPage.objects.get()
@@ -62,3 +68,14 @@ def test_query_count_does_not_grow_with_the_archive(query_counts, name):
 def test_query_count_is_within_the_budget(query_counts, name):
     (_, _), (at_50, sql_50) = query_counts[name]
     assert at_50 <= MAX_QUERIES_PER_PAGE, f"{name}: {at_50} queries:\n" + "\n".join(sql_50)
+
+
+def test_a_repeated_search_is_read_from_the_results_cache(client, demo):
+    first = client.get("/search/", {"query": "gpus"}).content.decode()
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get("/search/", {"query": "gpus"}).content.decode()
+    statements = [query["sql"] for query in queries.captured_queries]
+    # Only the query log: one upsert on PostgreSQL, two statements on SQLite (search/query_log.py).
+    assert len(statements) == (1 if connection.vendor == "postgresql" else 2), statements
+    assert all("wagtailsearchpromotions_" in sql for sql in statements)
+    assert again.split('class="card-grid"', 1)[1] == first.split('class="card-grid"', 1)[1]

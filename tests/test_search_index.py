@@ -69,6 +69,18 @@ def test_scheduled_publish_and_expiry(client, demo):
         assert titles_for(client, "quetzal") == []
 
 
+def test_an_article_leaves_cached_results_at_its_expiry_time(client, demo):
+    # Results are cached for the page-cache generation (search/views.py); reaching an expiry time
+    # starts no generation, so the cache must not outlive it (here well within its 120 s).
+    article = ArticlePageFactory(parent=demo.blog, title="Quetzal report")
+    article.expire_at = timezone.now() + timedelta(seconds=30)
+    article.save_revision().publish()
+    assert titles_for(client, "quetzal") == ["Quetzal report"]
+    assert titles_for(client, "quetzal") == ["Quetzal report"]  # from the cache
+    with time_machine.travel(timezone.now() + timedelta(seconds=45), tick=False):
+        assert titles_for(client, "quetzal") == []
+
+
 def test_update_index_rebuilds_the_index(client, demo):
     ArticlePageFactory(parent=demo.blog, title="Quetzal report")
     call_command("update_index", stdout=io.StringIO(), stderr=io.StringIO())

@@ -463,6 +463,9 @@ PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "0"))
 # in each process's memory for one page-cache generation (home/site_chrome.py). Off by default
 # for the same reason as the page cache; production turns it on with Redis.
 SITE_CHROME_CACHE = os.environ.get("SITE_CHROME_CACHE", "").lower() in ("1", "true", "yes")
+# A search's rendered results (search/views.py) are cached this long within one page-cache
+# generation, where the site chrome is kept (SITE_CHROME_CACHE); 0 turns it off.
+SEARCH_RESULTS_CACHE_SECONDS = int(os.environ.get("SEARCH_RESULTS_CACHE_SECONDS", "120"))
 # Cache-Control for shared caches (CDN) on public pages: s-maxage and stale-while-revalidate.
 CDN_CACHE_SECONDS = int(os.environ.get("CDN_CACHE_SECONDS", "300"))
 STALE_WHILE_REVALIDATE_SECONDS = int(os.environ.get("STALE_WHILE_REVALIDATE_SECONDS", "60"))

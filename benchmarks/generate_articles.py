@@ -141,7 +141,11 @@ def main(target: int) -> None:
         )
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")  # planner statistics for the new rows, as autovacuum would
+            # As autovacuum would on a live site: planner statistics for the new rows, the GIN
+            # indexes' pending lists merged (bulk inserts leave them there, and every search
+            # then scans them: 360 ms instead of 100 for a rare word at 10,000 articles) and the
+            # visibility map set for index-only scans.
+            cursor.execute("VACUUM ANALYZE")
     print(f"{ArticlePage.objects.count()} articles in the database ({time.monotonic() - started:.0f} s)")
 
 

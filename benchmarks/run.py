@@ -4,8 +4,10 @@ Steps: create and fill a separate PostgreSQL database with N articles (``generat
 collect static files, then for each mode start gunicorn with the production settings on a
 loopback port and run wrk (10 s, 2 threads, 16 connections) against each page:
 
-- cold: PAGE_CACHE_SECONDS=0, every request renders (database, templates);
-- warm: PAGE_CACHE_SECONDS=600 with Redis, pages come from the full-page cache.
+- cold: PAGE_CACHE_SECONDS=0 and SEARCH_RESULTS_CACHE_SECONDS=0, every request renders
+  (database, templates) and every search runs its full-text query;
+- warm: PAGE_CACHE_SECONDS=600 with Redis, pages come from the full-page cache and a repeated
+  search's results from the search results cache (search/views.py).
 
 Also records each page's SQL query count and each worker's peak memory (VmHWM).
 
@@ -92,7 +94,7 @@ def page_paths() -> dict[str, str]:
 
 def query_counts(paths: dict[str, str]) -> dict[str, int | str]:
     pages = [path for name, path in paths.items() if not name.startswith("static")]
-    env = {**ENV, "PAGE_CACHE_SECONDS": "0"}
+    env = {**ENV, "PAGE_CACHE_SECONDS": "0", "SEARCH_RESULTS_CACHE_SECONDS": "0"}
     return json.loads(run(PY, "benchmarks/query_counts.py", *pages, env=env, capture=True).strip().splitlines()[-1])
 
 
@@ -100,6 +102,7 @@ def start_gunicorn(page_cache_seconds: int) -> subprocess.Popen:
     env = {
         **ENV,
         "PAGE_CACHE_SECONDS": str(page_cache_seconds),
+        "SEARCH_RESULTS_CACHE_SECONDS": str(min(page_cache_seconds, 120)),
         "WEB_CONCURRENCY": str(WORKERS),
         "GUNICORN_BIND": f"127.0.0.1:{PORT}",
     }

@@ -87,8 +87,12 @@ class ArticleRssFeed(Feed):
             rendition = article.image.get_rendition(SOCIAL_IMAGE_SPEC)
         except SourceImageIOError:  # the original file is missing: leave the enclosure out
             return []
+        try:
+            size = rendition.file.size
+        except OSError:  # the rendition's file is gone (media restored without it): leave it out
+            return []
         mime_type = mimetypes.guess_type(rendition.file.name)[0] or "application/octet-stream"
-        return [Enclosure(absolute_url(self.request, rendition.url), str(rendition.file.size), mime_type)]
+        return [Enclosure(absolute_url(self.request, rendition.url), str(size), mime_type)]
 
 
 class ArticleAtomFeed(ArticleRssFeed):

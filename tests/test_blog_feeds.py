@@ -2,6 +2,8 @@
 
 import re
 
+from django.core.files.base import ContentFile
+
 import feedparser
 import pytest
 
@@ -98,3 +100,23 @@ def test_pages_advertise_their_feeds_in_the_head(client, demo, url, expected):
     )
     for href in expected:
         assert href in links
+
+
+def test_a_missing_rendition_file_leaves_the_enclosure_out(client, demo):
+    # Media restored without its renditions: the rendition row says the file exists, storage
+    # does not have it. Reading its size must not turn the feed into a 500.
+    from blog.feeds import SOCIAL_IMAGE_SPEC
+
+    article = ArticlePage.objects.for_listing().first()
+    rendition = article.image.get_rendition(SOCIAL_IMAGE_SPEC)
+    storage, name = rendition.file.storage, rendition.file.name
+    with storage.open(name, "rb") as saved:
+        content = saved.read()
+    storage.delete(name)
+    try:
+        _, feed = parse(client, "/blog/feed/rss/")
+    finally:  # the demo's media outlive this test's transaction
+        storage.save(name, ContentFile(content))
+    entry = next(entry for entry in feed.entries if entry.title == article.title)
+    assert not [link for link in entry.links if link.rel == "enclosure"]
+    assert len(feed.entries) == FEED_SIZE

@@ -174,3 +174,12 @@ def test_many_matches_put_title_matches_first_and_page_without_gaps(client, demo
     facets = re.findall(r'<span class="search-facets__count">\((\d+)\)', first)
     expected = [str(len([a for a in demo.articles if topic in a.topics.all()])) for topic in demo.topics.values()]
     assert sorted(facets) == sorted(expected)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL planner setting")
+def test_the_planner_setting_of_a_search_does_not_outlive_it(client, demo):
+    # search/postgres_backend.py turns sequential scans off for its full-text statement only.
+    assert "20 articles" in search(client, query="gpu")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW enable_seqscan")
+        assert cursor.fetchone() == ("on",)

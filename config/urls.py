@@ -24,6 +24,7 @@ urlpatterns = [
     path("review/<str:token>/", reviewer_links.review, name="reviewer_link"),
     path("sitemap.xml", sitemap, {"sitemaps": {"pages": LivePageSitemap}}, name="sitemap"),
     path("robots.txt", home_views.robots_txt, name="robots_txt"),
+    path("favicon.ico", home_views.favicon, name="favicon"),
     path("api/v2/", api_router.urls),
     path("search/autocomplete/", search_views.autocomplete, name="search_autocomplete"),
 ]

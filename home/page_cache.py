@@ -22,10 +22,12 @@ import uuid
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpResponse
+from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import quote_etag
 
 from . import site_chrome
+from .public_pages import next_expiry
 
 GENERATION_KEY = "page-cache:generation"
 PAGE_KEY_PREFIX = "page-cache:page:"
@@ -109,6 +111,9 @@ class PageCacheMiddleware:
             found = cache.get_many([GENERATION_KEY, key])
             generation = found.get(GENERATION_KEY) or bump_generation()
             entry = found.get(key)
+            valid_until = entry.get("valid_until") if entry else None
+            if valid_until is not None and timezone.now() >= valid_until:
+                entry = None  # a page on it reached its expiry time (see ``next_expiry``)
             if entry and entry["generation"] == generation:
                 response = HttpResponse(entry["content"], status=entry["status"])
                 for name, value in entry["headers"]:
@@ -124,6 +129,8 @@ class PageCacheMiddleware:
         try:
             site_chrome.attach_site(request)
             response = self.get_response(request)
+            # Read while the site chrome is remembered: no query once per generation.
+            valid_until = next_expiry() if seconds else None
         finally:
             if chrome is not None:
                 site_chrome.end_request(chrome)
@@ -138,6 +145,7 @@ class PageCacheMiddleware:
                 "headers": headers,
                 "content": response.content,
                 "etag": etag,
+                "valid_until": valid_until,
             }
             cache.set(key, entry, seconds)
         return self._public(request, response, etag, "miss" if seconds else None)

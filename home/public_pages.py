@@ -38,15 +38,43 @@ def exclude_private(queryset):
     restricted subtree is excluded by its path prefix.
     """
     if site_chrome.is_active():
-        paths = restricted_paths()
-        private = Q()
-        for path in paths:
-            private |= Q(path__startswith=path)
-        return queryset.exclude(private) if paths else queryset
+        return exclude_private_by_path(queryset)
     own_or_ancestor = Q(page__path=OuterRef("path"))
     for depth in range(1, MAX_CHECKED_DEPTH + 1):
         own_or_ancestor |= Q(page__path=Substr(OuterRef("path"), 1, Page.steplen * depth))
     return queryset.exclude(Exists(PageViewRestriction.objects.filter(own_or_ancestor)))
+
+
+def next_expiry():
+    """The earliest expiry time still ahead among live pages (a datetime), or None; remembered
+    for the page-cache generation (``home.site_chrome``).
+
+    Reaching an expiry time changes what readers may see (an expired page leaves listings,
+    feeds and search at once) but starts no generation until ``publish_scheduled`` unpublishes
+    the page, so what is cached for the generation is valid only until then.
+    """
+    from django.db.models import Min
+    from django.utils import timezone
+
+    return site_chrome.memoized(
+        "next-expiry",
+        lambda: Page.objects.live().filter(expire_at__gt=timezone.now()).aggregate(Min("expire_at"))["expire_at__min"],
+    )
+
+
+def exclude_private_by_path(queryset):
+    """``queryset`` without pages under a view restriction, excluded by the restricted subtrees'
+    path prefixes (``restricted_paths``: remembered with the site chrome, otherwise one query).
+
+    The form for querysets that are searched: Wagtail's search backends turn a queryset's filters
+    into their own and accept ``path__startswith`` (``path`` is a FilterField of every page), but
+    not ``exclude_private``'s ``Exists`` subquery (an AttributeError inside ``.search()``).
+    """
+    paths = restricted_paths()
+    private = Q()
+    for path in paths:
+        private |= Q(path__startswith=path)
+    return queryset.exclude(private) if paths else queryset
 
 
 def route_in_two_queries(root, request, path_components: list[str]):

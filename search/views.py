@@ -11,7 +11,7 @@ import zlib
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import F, Min
+from django.db.models import F
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -26,7 +26,7 @@ from wagtail.search.utils import normalise_query_string
 
 from blog.models import ArticlePage, TopicPage, paginate_listing, prefetch_cards
 from home import site_chrome
-from home.public_pages import exclude_private
+from home.public_pages import exclude_private, exclude_private_by_path, next_expiry
 
 from .backends import INDEXED_TEXT_ATTRIBUTE
 from .highlight import excerpt, highlight, query_terms
@@ -56,27 +56,32 @@ _SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
 
 def clean_query(raw: str, max_length: int = MAX_QUERY_LENGTH) -> str:
     """The text to search for: NUL bytes and operator punctuation removed, words with no letter
-    or digit ("-", "...") dropped, spaces collapsed, cut to ``max_length`` characters. May
-    return "" (then nothing is searched)."""
-    text = _UNSAFE_QUERY_CHARS.sub(" ", raw.replace("\x00", ""))[:max_length]
-    return " ".join(word for word in text.split() if _WORD_CHAR.search(word))
+    or digit ("-", "...") dropped, spaces collapsed, cut to ``max_length`` characters at a word
+    boundary (a word cut in two would search for a word nobody typed). May return "" (then
+    nothing is searched)."""
+    text = _UNSAFE_QUERY_CHARS.sub(" ", raw.replace("\x00", ""))
+    if len(text) > max_length:
+        cut = text[: max_length + 1]
+        text = cut[: cut.rstrip().rfind(" ")] if not cut[-1].isspace() and " " in cut.strip() else cut
+    return " ".join(word for word in text.split() if _WORD_CHAR.search(word))[:max_length]
 
 
 def searchable_articles():
     """Articles readers may find: live, public and not past their expiry time.
 
-    Privacy through ``exclude_private`` (no query while the site chrome is remembered) rather
-    than Wagtail's ``public()``, which costs a query per call.
+    Privacy through ``exclude_private_by_path`` (no query while the site chrome is remembered,
+    one otherwise; the form search backends accept) rather than Wagtail's ``public()``, which
+    costs a query per call.
 
     ``live`` alone is not enough: an expired page stays live until ``publish_scheduled``
     next runs.
     """
-    return exclude_private(ArticlePage.objects.live()).exclude(expire_at__lte=timezone.now())
+    return exclude_private_by_path(ArticlePage.objects.live()).exclude(expire_at__lte=timezone.now())
 
 
 def searchable_topics():
     """Topic pages readers may find: live and public."""
-    return exclude_private(TopicPage.objects.live())
+    return exclude_private_by_path(TopicPage.objects.live())
 
 
 def _body_text(article) -> str:
@@ -116,22 +121,29 @@ def _excerpt_texts(articles) -> dict:
     return texts
 
 
-def promoted_queries() -> frozenset[str]:
-    """The query strings that have editors' picks, remembered for the page-cache generation
-    (``home.site_chrome``; saving or deleting a pick starts a new one: ``search.apps``)."""
-    return site_chrome.memoized(
-        "promoted-queries", lambda: frozenset(SearchPromotion.objects.values_list("query__query_string", flat=True))
-    )
+def promoted_queries() -> dict[str, tuple[str, ...]]:
+    """Query strings that have editors' picks, by the form a reader's search for them takes
+    (``clean_query``, then Wagtail's normalisation: a pick for "What is a roofline?" answers the
+    search "what is a roofline"). Remembered for the page-cache generation (``home.site_chrome``;
+    saving or deleting a pick starts a new one: ``search.apps``)."""
+
+    def build():
+        by_search = {}
+        for stored in SearchPromotion.objects.values_list("query__query_string", flat=True).distinct():
+            by_search.setdefault(normalise_query_string(clean_query(stored)), set()).add(stored)
+        return {search: tuple(sorted(stored)) for search, stored in by_search.items()}
+
+    return site_chrome.memoized("promoted-queries", build)
 
 
 def _promotions(query: str) -> list:
     """Editors' picks for ``query`` (Wagtail search promotions): external links, and pages
     readers can see (live, public, unexpired). Looked up without creating a ``Query`` row, and
     only for queries that have picks (known from the site chrome: no query for the others)."""
-    query_string = normalise_query_string(query)
-    if query_string not in promoted_queries():
+    stored = promoted_queries().get(normalise_query_string(query))
+    if not stored:
         return []
-    picks = list(SearchPromotion.objects.filter(query__query_string=query_string).order_by("sort_order"))
+    picks = list(SearchPromotion.objects.filter(query__query_string__in=stored).order_by("sort_order"))
     page_ids = [pick.page_id for pick in picks if pick.page_id]
     visible = (
         exclude_private(Page.objects.live()).exclude(expire_at__lte=timezone.now()).filter(pk__in=page_ids).specific()
@@ -180,6 +192,8 @@ def search(request):
     notices = []
     if len(raw_query) > MAX_QUERY_LENGTH:
         notices.append(f"Your search was cut to its first {MAX_QUERY_LENGTH} characters.")
+    if raw_query.strip() and not query:
+        notices.append("Your search had no letters or digits to search for.")
 
     topics = site_chrome.memoized("search-topics", lambda: list(searchable_topics().order_by("title")))
     topic = None
@@ -234,15 +248,8 @@ def _results_cache_key(request, query: str, topic, sort: str) -> str | None:
     generation = site_chrome.current_generation()
     if not settings.SEARCH_RESULTS_CACHE_SECONDS or generation is None:
         return None
-    next_expiry = site_chrome.memoized(
-        "next-article-expiry",
-        lambda: (
-            ArticlePage.objects.live()
-            .filter(expire_at__gt=timezone.now())
-            .aggregate(Min("expire_at"))["expire_at__min"]
-        ),
-    )
-    if next_expiry is not None and next_expiry <= timezone.now():
+    expiry = next_expiry()
+    if expiry is not None and expiry <= timezone.now():
         return None
     site = Site.find_for_request(request)  # page URLs in the results are relative to it
     search = (generation, site.pk if site else None, query, topic.pk if topic else None, sort, request.GET.get("page"))

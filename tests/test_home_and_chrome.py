@@ -1,5 +1,7 @@
 """Home page, site chrome from site settings, error pages and the admin."""
 
+import re
+
 from wagtail.models import Site
 
 import pytest
@@ -56,3 +58,14 @@ def test_admin_editor_opens_for_an_article(admin_client, demo):
     response = admin_client.get(f"/admin/pages/{article.pk}/edit/")
     assert response.status_code == 200
     assert article.title in response.content.decode()
+
+
+def test_pages_link_the_icon_and_favicon_ico_redirects_to_it(client, demo):
+    from django.contrib.staticfiles import finders
+
+    html = client.get("/").content.decode()
+    icon = re.search(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', html).group(1)
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == icon
+    assert finders.find("img/favicon.svg")
+    assert client.post("/favicon.ico").status_code == 405

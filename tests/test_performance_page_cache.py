@@ -232,3 +232,17 @@ def test_preview_shows_the_drafts_authors_not_the_live_ones(article):
     article.authors.set([AuthorFactory(name="Draft Coauthor")])  # not saved: only the draft has it
     html = article.make_preview_request().content.decode()
     assert "Draft Coauthor" in html
+
+
+def test_a_cached_page_is_not_served_past_an_expiry_time_on_it(client, demo):
+    # Reaching an expiry time starts no cache generation until the scheduler unpublishes the
+    # page (up to a minute later): a cached page must not outlive it.
+    page = ArticlePageFactory(parent=demo.blog, title="Expiring soon")
+    page.expire_at = timezone.now() + timedelta(seconds=30)
+    page.save_revision().publish()
+    warm(client, "/blog/")
+    html, state = read(client, "/blog/")
+    assert "Expiring soon" in html and state == "hit"
+    with time_machine.travel(timezone.now() + timedelta(seconds=45), tick=False):
+        html, state = read(client, "/blog/")
+        assert "Expiring soon" not in html and state == "miss"

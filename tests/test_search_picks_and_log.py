@@ -71,6 +71,15 @@ def test_a_pick_added_after_a_search_shows_on_the_next_one(client, demo):
     assert "Editors’ picks" not in client.get("/search/", {"query": "ridge point"}).content.decode()
 
 
+def test_a_pick_for_a_query_with_punctuation_answers_that_search(client, demo):
+    # Wagtail stores "what is a roofline?"; the reader's search is cleaned to "what is a roofline".
+    SearchPromotion.objects.create(
+        query=Query.get("What is a roofline?"), external_link_url="https://example.com/roofline", sort_order=0
+    )
+    html = client.get("/search/", {"query": "What is a roofline?"}).content.decode()
+    assert 'href="https://example.com/roofline"' in html
+
+
 def test_the_query_log_upsert_creates_once_then_counts():
     first, created = record_search("  Ridge   POINT ")
     again, created_again = record_search("ridge point")

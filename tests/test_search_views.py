@@ -205,3 +205,40 @@ def test_non_ascii_and_emoji_queries_are_searched_or_ignored_without_error(clien
 )
 def test_repeated_and_unknown_parameters_never_500(client, demo, params):
     assert client.get(f"/search/?{params}").status_code in {200, 404}
+
+
+@pytest.mark.parametrize("with_restriction", [False, True])
+@pytest.mark.parametrize("site_chrome_cache", [True, False])
+def test_search_and_autocomplete_work_with_and_without_the_site_chrome(
+    client, demo, settings, site_chrome_cache, with_restriction
+):
+    # `make run` keeps no site chrome (SITE_CHROME_CACHE off with the local-memory cache): privacy
+    # must then still be a filter Wagtail's search accepts (it raised AttributeError on Exists).
+    from wagtail.models import PageViewRestriction
+
+    from .factories import ArticlePageFactory
+
+    settings.SITE_CHROME_CACHE = site_chrome_cache
+    private = ArticlePageFactory(parent=demo.blog, title="Quetzal private notes")
+    if with_restriction:
+        PageViewRestriction.objects.create(page=private, restriction_type="password", password="secret")
+    html = client.get("/search/", {"query": "quetzal"}).content.decode()
+    assert client.get("/search/", {"query": "gpu"}).status_code == 200
+    assert ("Quetzal private notes" in html) is not with_restriction
+    response = client.get("/search/autocomplete/", {"q": "quetz"})
+    assert response.status_code == 200
+    titles = [result["title"] for result in response.json()["results"]]
+    assert ("Quetzal private notes" in titles) is not with_restriction
+
+
+def test_a_long_query_is_cut_between_words():
+    # "gpu memory gp" would search for a word nobody typed (and, ANDed, find nothing).
+    assert clean_query("gpu memory " * 1_000).endswith("gpu memory")
+    assert clean_query("x" * 199 + " yy") == "x" * 199
+    assert clean_query("x" * 500) == "x" * MAX_QUERY_LENGTH
+
+
+@pytest.mark.parametrize("query", ['"', "*", "🚀", "\u200b", "\x00", "- ... !"])
+def test_a_query_with_nothing_to_search_for_says_so(client, demo, query):
+    html = client.get("/search/", {"query": query}).content.decode()
+    assert "Your search had no letters or digits to search for." in html

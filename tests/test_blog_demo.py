@@ -95,9 +95,11 @@ def test_load_demo_reports_a_broken_fixture(tmp_path):
 
 def test_load_demo_creates_the_demo_logins_once(tmp_path, settings, django_user_model):
     settings.BASE_DIR = tmp_path
+    settings.WAGTAIL_SITE_ROOT_URL = "http://127.0.0.1:8110"  # e.g. make run PORT=8110
     out = io.StringIO()
     call_command("load_demo", "--users", stdout=out)
     first = out.getvalue()
+    assert "Demo logins at http://127.0.0.1:8110/admin/ :" in first
     stored = json.loads((tmp_path / "var" / "demo-logins.json").read_text())
     assert set(stored) == {"admin", "editor", "moderator"}
     for username in stored:

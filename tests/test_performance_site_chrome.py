@@ -16,6 +16,7 @@ from home.models import SiteChromeSettings
 from home.page_cache import GENERATION_KEY
 
 from .factories import ArticlePageFactory
+from .query_budget import PUBLIC_PAGES, BudgetSite
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +79,21 @@ def test_nothing_is_remembered_outside_a_request(demo):
     for _ in range(2):
         site_chrome.memoized("key", lambda: built.append(1))
     assert len(built) == 2
+
+
+@pytest.mark.parametrize("name", [name for name, _ in PUBLIC_PAGES])
+def test_every_public_page_works_without_the_site_chrome(client, demo, settings, name):
+    # The tests keep the chrome (as production with Redis does); `make run` does not
+    # (SITE_CHROME_CACHE off with the local-memory cache), and code paths differ without it.
+    from blog.models import Author
+
+    settings.SITE_CHROME_CACHE = False
+    site = BudgetSite(
+        home=demo.home,
+        blog=demo.blog,
+        topic=next(iter(demo.topics.values())),
+        author=Author.objects.filter(articles__isnull=False).first(),
+        articles=demo.articles,
+    )
+    url = dict(PUBLIC_PAGES)[name](site)
+    assert client.get(url).status_code == 200, url

@@ -310,7 +310,7 @@ class Command(BaseCommand):
             logins_file.parent.mkdir(parents=True, exist_ok=True)
             logins_file.write_text(json.dumps(logins, indent=2))
             logins_file.chmod(0o600)
-        self.stdout.write("Demo logins at http://127.0.0.1:8000/admin/ :")
+        self.stdout.write(f"Demo logins at {settings.WAGTAIL_SITE_ROOT_URL.rstrip('/')}/admin/ :")
         for username, full_name, _group in accounts:
             password = logins.get(username, f"(unchanged; reset with: manage.py changepassword {username})")
             self.stdout.write(f"  {full_name.split()[1]:<13}  user: {username:<9}  password: {password}")

@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from wagtail.contrib.search_promotions.models import SearchPromotion
 from wagtail.models import Page, Site
@@ -319,8 +319,8 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
     return {"html": zlib.compress(html.encode()), "found": total + len(matching_topics), "page": results.number}
 
 
-@csrf_exempt  # read-only and GET-only: another method gets its 405, not a CSRF 403
-@require_GET
+@csrf_exempt  # read-only: another method gets its 405, not a CSRF 403
+@require_safe  # GET and HEAD (monitors and link checkers use HEAD)
 def autocomplete(request):
     """Titles of live, public, unexpired articles with words starting as typed, as JSON.
 

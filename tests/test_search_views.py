@@ -113,11 +113,12 @@ def test_repeated_parameters_use_the_last_value_and_unknown_ones_are_ignored(cli
     assert "Unknown sort order" not in html
 
 
-def test_only_get_is_allowed_on_autocomplete(client, demo):
+def test_only_get_and_head_are_allowed_on_autocomplete(client, demo):
     assert client.post("/search/autocomplete/", {"q": "gpu"}).status_code == 405
     # A browser-like client (CSRF checks on) gets the same 405, not a CSRF 403.
     strict = Client(enforce_csrf_checks=True)
     assert strict.post("/search/autocomplete/", {"q": "gpu"}).status_code == 405
+    assert client.head("/search/autocomplete/", {"q": "gpu"}).status_code == 200
 
 
 # Each operator of the full-text syntaxes (FTS5, tsquery, Lucene) on its own, between, before and

@@ -53,6 +53,31 @@ def violations_of(page, found: list[str]) -> None:
     page.on("console", record)
 
 
+def expect_in_preview(editor_page, find, mode="", attempts=3):
+    """Wait until ``find(frame)`` (a locator in the preview panel's frame) is visible, with the
+    panel showing preview ``mode`` ("" is the article page).
+
+    In about one run in three on this 2-core machine the panel kept showing older content: the
+    heading level changed just before, or the previous mode (no server error; most likely its
+    own refresh after the last form change was still loading). Choosing another mode and then
+    this one again makes Wagtail's panel send the form and reload (``setPreviewMode``), which is
+    what an editor would do; the content itself is rendered by the same view every time
+    (tests/test_blog_previews.py covers the modes without a browser).
+    """
+    select = editor_page.locator("#id_preview_mode")
+    if select.input_value() != mode:
+        select.select_option(mode)
+    for attempt in range(attempts):
+        try:
+            expect(find(editor_page.frame_locator("iframe[title='Preview']").last)).to_be_visible(timeout=WAIT)
+            return
+        except AssertionError:
+            if attempt == attempts - 1:
+                raise
+            select.select_option("social" if mode != "social" else "")
+            select.select_option(mode)
+
+
 def test_editor_writes_moderator_approves_reader_finds_it(browser, demo_live_server, editor, moderator):
     base = demo_live_server.url
     blog = BlogIndexPage.objects.get()
@@ -116,13 +141,10 @@ def walk_the_workflow(base: str, blog_id: int, usernames, editor_page, moderator
 
     # Preview: the article page, then its card as listings show it.
     editor_page.get_by_role("button", name="Toggle preview").click()
-    preview = editor_page.frame_locator("iframe[title='Preview']").last
-    expect(preview.get_by_role("heading", level=1)).to_have_text(TITLE, timeout=WAIT)
-    expect(preview.get_by_role("heading", name="How often to checkpoint", level=2)).to_be_visible(timeout=WAIT)
-    expect(preview.locator(".highlight")).to_contain_text("job.checkpoint()", timeout=WAIT)
-    editor_page.locator("#id_preview_mode").select_option("card")
-    card_preview = editor_page.frame_locator("iframe[title='Preview']").last
-    expect(card_preview.locator("article.card").filter(has_text=TITLE)).to_have_count(1, timeout=WAIT)
+    expect_in_preview(editor_page, lambda frame: frame.get_by_role("heading", level=1, name=TITLE))
+    expect_in_preview(editor_page, lambda frame: frame.get_by_role("heading", name="How often to checkpoint", level=2))
+    expect_in_preview(editor_page, lambda frame: frame.locator(".highlight").filter(has_text="job.checkpoint()"))
+    expect_in_preview(editor_page, lambda frame: frame.locator("article.card").filter(has_text=TITLE), mode="card")
 
     # Submit for review; editors have no Publish button.
     editor_page.locator("footer .w-dropdown__toggle").first.click()

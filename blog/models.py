@@ -25,7 +25,7 @@ from wagtail.models import Page, PageManager, PageQuerySet
 from wagtail.search import index
 from wagtail.search.tasks import insert_or_update_object_task
 
-from home import site_chrome
+from home.caching import site_chrome
 from home.models import SOCIAL_IMAGE_SPEC, BasePage
 from home.public_pages import exclude_private
 
@@ -123,7 +123,7 @@ class Author(index.Indexed, models.Model):
 
 
 def listed_count(key: tuple, queryset) -> int:
-    """``queryset.count()``, remembered under ``key`` for the cache generation (``home.site_chrome``):
+    """``queryset.count()``, remembered under ``key`` for the cache generation (``home.caching.site_chrome``):
     publishing, unpublishing, moving or deleting an article starts a new one. An article whose
     ``expire_at`` passes stays counted until ``publish_scheduled`` unpublishes it (every minute),
     as the full-page cache keeps showing it until then."""

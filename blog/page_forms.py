@@ -4,7 +4,7 @@ from django.core.validators import MaxLengthValidator
 
 from wagtail.admin.forms import WagtailAdminPageForm
 
-from home.image_sizes import CARD_IMAGE_MIN_SIZE, SOCIAL_IMAGE_MIN_SIZE, displayed_size, too_small_message
+from home.image_uploads.sizes import CARD_IMAGE_MIN_SIZE, SOCIAL_IMAGE_MIN_SIZE, displayed_size, too_small_message
 
 # Limits on Wagtail's own page fields (characters). Titles: the longest demo title is 80 and
 # cards wrap to three lines past about 100. SEO title and description: what search engines show

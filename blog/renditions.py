@@ -20,7 +20,7 @@ from home.models import SOCIAL_IMAGE_SPEC
 # flat-colour illustrations, where PNG beats JPEG).
 FORMATS = "format-{avif,webp,png}"
 CARD = f"fill-{{480x270,800x450,1200x675}}|{FORMATS}"  # cards and the featured card
-# Card images are at least 1200x675 (home.image_sizes), so no size is larger than every image:
+# Card images are at least 1200x675 (home.image_uploads.sizes), so no size is larger than every image:
 # a larger one would repeat the 1200 rendition and give srcset two candidates of one width.
 HERO = f"fill-{{800x450,1200x675}}|{FORMATS}"
 FIGURE = f"width-{{480,800,1200}}|{FORMATS}"  # images in the body: their own proportions

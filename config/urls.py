@@ -10,8 +10,8 @@ from wagtail.documents import urls as wagtaildocs_urls
 
 from blog import reviewer_links
 from config.api import api_router
-from home import health
 from home import views as home_views
+from home.operations import health
 from home.sitemaps import LivePageSitemap
 from search import views as search_views
 

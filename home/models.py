@@ -10,7 +10,7 @@ from wagtail.contrib.settings.models import BaseSiteSetting, register_setting
 from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
-from . import site_chrome
+from .caching import site_chrome
 from .public_pages import exclude_private, restricted_paths, route_in_two_queries
 
 # Links editors type must be site paths, http(s) or mailto URLs: never ``javascript:`` and friends.
@@ -197,7 +197,7 @@ class SiteChromeSettings(BaseSiteSetting):
 
     @classmethod
     def for_site(cls, site):
-        """Wagtail's lookup, remembered per cache generation (``home.site_chrome``): every page
+        """Wagtail's lookup, remembered per cache generation (``home.caching.site_chrome``): every page
         shows these. A copy, so Wagtail's per-request attributes stay on this request's object."""
         settings = site_chrome.memoized(
             ("chrome-settings", cls.__name__, site.pk), lambda: super(SiteChromeSettings, cls).for_site(site)

@@ -8,7 +8,7 @@ from django.http import Http404
 from wagtail.contrib.routable_page.models import RoutablePageMixin
 from wagtail.models import Page, PageViewRestriction
 
-from . import site_chrome
+from .caching import site_chrome
 
 # Ancestors deeper than this are not checked by exclude_private (the page itself always is). The
 # site's tree is four levels deep: root, home, blog index, article or topic.
@@ -33,7 +33,7 @@ def exclude_private(queryset):
     per row) rather than comparing every page's path with every other: PostgreSQL planned that
     form as a nested loop over the whole page table (12 s per query at 10,000 articles).
 
-    While the site chrome is remembered (``home.site_chrome``), the restricted paths are known
+    While the site chrome is remembered (``home.caching.site_chrome``), the restricted paths are known
     without a query: no restriction (the usual case) adds no condition at all, and otherwise each
     restricted subtree is excluded by its path prefix.
     """
@@ -47,7 +47,7 @@ def exclude_private(queryset):
 
 def next_expiry():
     """The earliest expiry time still ahead among live pages (a datetime), or None; remembered
-    for the page-cache generation (``home.site_chrome``).
+    for the page-cache generation (``home.caching.site_chrome``).
 
     Reaching an expiry time changes what readers may see (an expired page leaves listings,
     feeds and search at once) but starts no generation until ``publish_scheduled`` unpublishes

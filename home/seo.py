@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 
 from wagtail.models import Page, Site
 
-from . import site_chrome
+from .caching import site_chrome
 
 
 def current_site(request) -> Site | None:
@@ -79,7 +79,7 @@ def website_data(request) -> dict:
 
 def _ancestor_crumbs(request, site, parent_path: str) -> tuple:
     """``((title, absolute url), ...)`` of the live pages from ``site``'s root page down to the
-    page at ``parent_path``; remembered per site and parent (``home.site_chrome``)."""
+    page at ``parent_path``; remembered per site and parent (``home.caching.site_chrome``)."""
 
     def build():
         if not parent_path:

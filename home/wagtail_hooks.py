@@ -37,10 +37,10 @@ def register_exact_size_operation():
 
 @hooks.register("register_admin_urls")
 def register_staff_mfa_urls():
-    """Two-step verification views (home/staff_mfa.py): /admin/mfa/setup/ and /admin/mfa/verify/."""
+    """Two-step verification views (home/staff_security/mfa.py): /admin/mfa/setup/ and /admin/mfa/verify/."""
     from django.urls import path
 
-    from home import staff_mfa
+    from home.staff_security import mfa as staff_mfa
 
     return [
         path("mfa/setup/", staff_mfa.setup, name=staff_mfa.SETUP_URL_NAME),
@@ -53,7 +53,7 @@ def staff_mfa_account_item(request):
     """Account page link to set up (or move) the authenticator app; optional for Editors."""
     from django.urls import reverse
 
-    from home.staff_mfa import SETUP_URL_NAME, has_confirmed_device
+    from home.staff_security.mfa import SETUP_URL_NAME, has_confirmed_device
 
     state = "on" if has_confirmed_device(request.user) else "off"
     return {

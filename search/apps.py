@@ -22,6 +22,6 @@ class SearchConfig(AppConfig):
 
 
 def _picks_changed(sender, **kwargs):
-    from home.cache_invalidation import invalidate
+    from home.caching.invalidation import invalidate
 
     invalidate(cdn=None)  # no cached page shows picks: only the generation changes

@@ -26,7 +26,7 @@ from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
 from blog.models import ArticlePage, TopicPage, paginate_listing, prefetch_cards
-from home import site_chrome
+from home.caching import site_chrome
 from home.public_pages import exclude_private, exclude_private_by_path, next_expiry
 
 from .backends import INDEXED_TEXT_ATTRIBUTE
@@ -125,7 +125,7 @@ def _excerpt_texts(articles) -> dict:
 def promoted_queries() -> dict[str, tuple[str, ...]]:
     """Query strings that have editors' picks, by the form a reader's search for them takes
     (``clean_query``, then Wagtail's normalisation: a pick for "What is a roofline?" answers the
-    search "what is a roofline"). Remembered for the page-cache generation (``home.site_chrome``;
+    search "what is a roofline"). Remembered for the page-cache generation (``home.caching.site_chrome``;
     saving or deleting a pick starts a new one: ``search.apps``)."""
 
     def build():
@@ -240,9 +240,9 @@ def _results_cache_key(request, query: str, topic, sort: str) -> str | None:
     """The cache key of this search's rendered results, or None when they are not to be cached.
 
     Results are kept for SEARCH_RESULTS_CACHE_SECONDS within one page-cache generation (the
-    token every change readers could see replaces: ``home.cache_invalidation``), so a publish,
+    token every change readers could see replaces: ``home.caching.invalidation``), so a publish,
     unpublish, move, rename or view restriction shows in the next search. Not cached when the
-    generation is unknown (no shared cache: ``home.site_chrome``), nor once an article's expiry
+    generation is unknown (no shared cache: ``home.caching.site_chrome``), nor once an article's expiry
     time has passed in this generation (it leaves the results at that moment, before
     ``publish_scheduled`` unpublishes it and starts a new generation).
     """

@@ -57,9 +57,9 @@ def _media_in_tmp(media_root):
 @pytest.fixture(autouse=True)
 def _fresh_site_chrome():
     """Each test starts in a new page-cache generation, with an empty site chrome memo
-    (home/site_chrome.py): a rolled-back test replaces no generation, so what it remembered or
+    (home/caching/site_chrome.py): a rolled-back test replaces no generation, so what it remembered or
     cached for the generation (the chrome, search results) must not reach the next test."""
-    from home.page_cache import bump_generation
+    from home.caching.page_cache import bump_generation
 
     bump_generation()
 

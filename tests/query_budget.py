@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 # Issue #8: at most 10 queries per public page, the same at any number of articles.
 MAX_QUERIES_PER_PAGE = 10
 # The exact count of each page (SQLite and PostgreSQL alike unless given per database), with the site chrome remembered
-# (home/site_chrome.py, as in production and after a page's first request): a change here is a
+# (home/caching/site_chrome.py, as in production and after a page's first request): a change here is a
 # change in how a page reads the database, so say why in the commit. docs/performance.md has
 # the breakdown.
 EXPECTED_QUERIES = {

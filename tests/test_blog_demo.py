@@ -16,7 +16,7 @@ from home.models import HomePage, SiteImage
 
 pytestmark = pytest.mark.django_db
 
-FIXTURE = Path(__file__).resolve().parent.parent / "blog" / "fixtures" / "demo_content.json"
+FIXTURE = Path(__file__).resolve().parent.parent / "blog" / "demo" / "fixtures" / "demo_content.json"
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
 

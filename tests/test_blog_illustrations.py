@@ -1,4 +1,4 @@
-"""The blueprint card illustrations drawn by ``blog.illustrations``."""
+"""The blueprint card illustrations drawn by ``blog.demo.illustrations``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from blog import illustrations as il
+from blog.demo import illustrations as il
 
 SEED_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 SEED_FILES = [

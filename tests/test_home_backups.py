@@ -11,7 +11,7 @@ from django.db import connection
 import psycopg
 import pytest
 
-from home.backups import BackupError, content_counts, create_backup, restore_backup
+from home.operations.backups import BackupError, content_counts, create_backup, restore_backup
 
 pytestmark = pytest.mark.django_db
 

@@ -49,7 +49,7 @@ def test_readyz_fails_when_an_expiry_is_overdue(client, demo):
 def test_readyz_reports_a_broken_cache(client, demo, monkeypatch):
     from django.core.cache.backends.redis import RedisCache
 
-    from home import health
+    from home.operations import health
 
     # A Redis cache pointed at a closed loopback port: every call fails to connect.
     monkeypatch.setattr(health, "cache", RedisCache("redis://127.0.0.1:1/0", {}))

@@ -191,7 +191,7 @@ def test_article_page_shows_renditions_from_the_bucket(uploaded_image, remote_me
     urls = {
         candidate.split()[0] for source in sources for candidate in source.split(",") if "/images/rack" in candidate
     }
-    # The hero picture: its sizes in AVIF, WebP and PNG (home.image_sizes).
+    # The hero picture: its sizes in AVIF, WebP and PNG (home.image_uploads.sizes).
     assert len(urls) >= 6, urls
     for url in urls:
         assert f"{urlsplit(url).scheme}://{urlsplit(url).netloc}" in remote_media.origins, url

@@ -31,7 +31,7 @@ def query_counts(django_db_setup, django_db_blocker):
     counts = {}
     # This atomic block is the test's own rollback, as Django's TestCase opens one: flagged the
     # way Django flags those, so code that treats real transactions specially (the site chrome
-    # memo, home/site_chrome.py) behaves as it does in a request.
+    # memo, home/caching/site_chrome.py) behaves as it does in a request.
     rollback = transaction.atomic()
     rollback._from_testcase = True
     # Search results are cached per generation (search/views.py): the budget is for computing them.

@@ -1,4 +1,4 @@
-"""The site chrome memo (home/site_chrome.py), with the full-page cache off as in the test
+"""The site chrome memo (home/caching/site_chrome.py), with the full-page cache off as in the test
 settings: what every page shows besides its content is remembered per cache generation, costs
 no query once remembered, and a change reaches readers on the next request, also when another
 process made it (a new generation token in the shared cache)."""
@@ -11,9 +11,9 @@ from wagtail.models import PageViewRestriction, Site
 
 import pytest
 
-from home import site_chrome
+from home.caching import site_chrome
+from home.caching.page_cache import GENERATION_KEY
 from home.models import SiteChromeSettings
-from home.page_cache import GENERATION_KEY
 
 from .factories import ArticlePageFactory
 from .query_budget import PUBLIC_PAGES, BudgetSite

@@ -175,7 +175,7 @@ def test_behind_the_proxy_the_lock_is_per_client_address_not_the_proxys(axes_on,
     ],
 )
 def test_client_address_for_throttling(rf, settings, trusted, remote, forwarded, expected):
-    from config.client_ip import client_ip
+    from home.staff_security.client_ip import client_ip
 
     settings.TRUSTED_PROXY_IPS = trusted
     request = rf.get("/admin/login/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)

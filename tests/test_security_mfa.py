@@ -1,4 +1,4 @@
-"""Staff two-step verification (home/staff_mfa.py, django-otp TOTP) through Wagtail's real sign-in.
+"""Staff two-step verification (home/staff_security/mfa.py, django-otp TOTP) through Wagtail's real sign-in.
 
 Codes come from django-otp's own TOTP implementation over the device's key, as an authenticator
 app would compute them.

@@ -15,7 +15,7 @@ from wagtail.documents import get_document_model
 import pytest
 from PIL import Image
 
-from home.image_uploads import DAMAGED_IMAGE_MESSAGE
+from home.image_uploads.checks import DAMAGED_IMAGE_MESSAGE
 from home.models import SiteImage
 
 pytestmark = pytest.mark.django_db
@@ -128,7 +128,7 @@ def test_damaged_images_are_refused_with_a_form_error(admin_client, damage):
 
 
 def test_wagtail_alone_fails_with_a_server_error_on_a_truncated_png(admin_client):
-    """Why home.image_uploads exists: Wagtail 8.0's field lets Pillow's OSError escape (a 500)."""
+    """Why home.image_uploads.checks exists: Wagtail 8.0's field lets Pillow's OSError escape (a 500)."""
     content = noise_png(120, 90)
     with override_settings(WAGTAILIMAGES_IMAGE_FORM_BASE=""), pytest.raises(OSError, match="truncated"):
         upload_image(admin_client, "cut.png", content[: len(content) * 2 // 3])

@@ -6,7 +6,7 @@ from django import template
 
 from wagtail.models import Site
 
-from home import site_chrome
+from home.caching import site_chrome
 
 register = template.Library()
 
@@ -14,7 +14,7 @@ _MISSING = object()
 
 
 def site_blog_index(site):
-    """The live blog index under ``site``'s root page, or None (remembered: ``home.site_chrome``)."""
+    """The live blog index under ``site``'s root page, or None (remembered: ``home.caching.site_chrome``)."""
     from blog.models import BlogIndexPage
 
     return site_chrome.memoized(

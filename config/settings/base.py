@@ -46,7 +46,10 @@ INSTALLED_APPS = [
     # middleware serves static files in development as in production (finders when DEBUG).
     "whitenoise.runserver_nostatic",
     "home",
+    "home.staff_security",
+    "home.operations",
     "blog",
+    "blog.demo",
     "search",
     "wagtail.contrib.settings",
     "wagtail.contrib.table_block",
@@ -89,8 +92,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Outside the page cache, so cached HTML is compressed too (static files: WhiteNoise's .gz).
     "django.middleware.gzip.GZipMiddleware",
-    # Before sessions and auth: a cache hit skips them (home/page_cache.py).
-    "home.page_cache.PageCacheMiddleware",
+    # Before sessions and auth: a cache hit skips them (home/caching/page_cache.py).
+    "home.caching.page_cache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Before the CSRF check, which is the first to read a POST: an over-limit post gets an
@@ -100,7 +103,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # request.user.is_verified(), then staff MFA: unverified sessions go to setup or verify.
     "django_otp.middleware.OTPMiddleware",
-    "home.staff_mfa.StaffMFAMiddleware",
+    "home.staff_security.mfa.StaffMFAMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security_headers.SiteCSPMiddleware",
@@ -317,12 +320,12 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "account_locked.html"
 AXES_VERBOSE = False
-# Behind the proxy: the client's address from X-Forwarded-For set by these proxies (config/client_ip.py).
+# Behind the proxy: the client's address from X-Forwarded-For set by these proxies (home/staff_security/client_ip.py).
 # The same variable tells gunicorn whom to trust for forwarded headers; default: a proxy on this machine.
 TRUSTED_PROXY_IPS = env_list("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
-AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+AXES_CLIENT_IP_CALLABLE = "home.staff_security.client_ip.client_ip"
 
-# Staff two-step verification (TOTP, django-otp; home/staff_mfa.py). With STAFF_MFA_REQUIRED on,
+# Staff two-step verification (TOTP, django-otp; home/staff_security/mfa.py). With STAFF_MFA_REQUIRED on,
 # superusers and these groups must enrol an authenticator app and enter a code after each sign-in;
 # anyone else (Editors) may enrol, and then enters codes too. Off here (development, tests: the
 # README's demo logins work with a password alone); production.py turns it on by default.
@@ -359,9 +362,9 @@ WAGTAILAPI_BASE_URL = os.environ.get("WAGTAILAPI_BASE_URL", WAGTAILADMIN_BASE_UR
 WAGTAILAPI_LIMIT_MAX = 20
 WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 # Requires alt text (the description), rejects images too small for card and social crops, and
-# (through home.image_uploads.ImageUploadForm) decodes each upload fully, so corrupt or truncated
+# (through home.image_uploads.checks.ImageUploadForm) decodes each upload fully, so corrupt or truncated
 # files are refused with a form error.
-WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_forms.SiteImageForm"
+WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_uploads.forms.SiteImageForm"
 # Days of per-day query counts that `searchpromotions_garbage_collect` keeps.
 WAGTAILSEARCH_HITS_MAX_AGE = 90
 WAGTAILDOCS_EXTENSIONS = ["csv", "docx", "key", "odt", "pdf", "pptx", "rtf", "txt", "xlsx", "zip"]
@@ -449,7 +452,7 @@ def search_backends() -> dict:
 
 WAGTAILSEARCH_BACKENDS = search_backends()
 
-# Caching (home/page_cache.py, home/cache_invalidation.py). Local memory by default; production
+# Caching (home/caching/page_cache.py, home/caching/invalidation.py). Local memory by default; production
 # uses Redis when REDIS_URL is set. "renditions" is Wagtail's image rendition cache.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
@@ -460,7 +463,7 @@ CACHES = {
 # memory cache cannot do; production turns it on with Redis.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "0"))
 # Keep the site chrome (site, settings, blog index, topic list, breadcrumbs, view restrictions)
-# in each process's memory for one page-cache generation (home/site_chrome.py). Off by default
+# in each process's memory for one page-cache generation (home/caching/site_chrome.py). Off by default
 # for the same reason as the page cache; production turns it on with Redis.
 SITE_CHROME_CACHE = os.environ.get("SITE_CHROME_CACHE", "").lower() in ("1", "true", "yes")
 # A search's rendered results (search/views.py) are cached this long within one page-cache

@@ -47,7 +47,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
-# Moderators and administrators must use two-step verification (home/staff_mfa.py).
+# Moderators and administrators must use two-step verification (home/staff_security/mfa.py).
 STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)
 
 # Redis for the page and rendition caches when REDIS_URL is set (e.g. redis://127.0.0.1:6379/0);

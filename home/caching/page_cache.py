@@ -3,7 +3,7 @@
 Design: one site-wide *generation* token in Django's cache. Every cached page is stored with the
 generation it was rendered under, and is served only while that token is current. Any change a
 reader could see (a page published, unpublished, moved, deleted or edited; an author, topic, image,
-site setting or view restriction changed) replaces the token (``home.cache_invalidation``), so
+site setting or view restriction changed) replaces the token (``home.caching.invalidation``), so
 every page is re-rendered on its next request. We chose this over purging targeted keys because
 an article appears on many pages (home, every blog index page as pagination shifts, its topics'
 pages, related posts on other articles, author pages, feeds, sitemap) and a site setting or an
@@ -26,8 +26,9 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import quote_etag
 
+from home.public_pages import next_expiry
+
 from . import site_chrome
-from .public_pages import next_expiry
 
 GENERATION_KEY = "page-cache:generation"
 PAGE_KEY_PREFIX = "page-cache:page:"

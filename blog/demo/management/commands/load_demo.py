@@ -1,4 +1,4 @@
-"""``manage.py load_demo``: build the demo site from ``blog/fixtures/demo_content.json``."""
+"""``manage.py load_demo``: build the demo site from ``blog/demo/fixtures/demo_content.json``."""
 
 import hashlib
 import json
@@ -20,7 +20,7 @@ from django.utils.text import Truncator
 from wagtail.images import get_image_model
 from wagtail.models import Page, Site
 
-from blog.illustrations import render_png
+from blog.demo.illustrations import render_png
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
 from blog.page_forms import SEARCH_DESCRIPTION_MAX_LENGTH
 from blog.roles import EDITORS, MODERATORS, ensure_editorial_roles

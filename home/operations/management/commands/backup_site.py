@@ -6,7 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from home.backups import BackupError, create_backup
+from home.operations.backups import BackupError, create_backup
 
 
 class Command(BaseCommand):

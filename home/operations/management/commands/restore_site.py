@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from home.backups import BackupError, content_counts, restore_backup
+from home.operations.backups import BackupError, content_counts, restore_backup
 
 
 class Command(BaseCommand):

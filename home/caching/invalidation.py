@@ -1,6 +1,6 @@
 """Invalidate cached pages when something readers see changes.
 
-Django's page cache (``home.page_cache``) is invalidated as a whole by a new generation token.
+Django's page cache (``home.caching.page_cache``) is invalidated as a whole by a new generation token.
 A CDN in front (Wagtail's ``frontend_cache`` backends, configured by ``WAGTAILFRONTENDCACHE``) is
 purged by URL: for a page event, the page itself and every listing that shows it (home page,
 blog index and topic pages, each with its ``?page=N`` pages); for anything shown site-wide (an
@@ -55,8 +55,7 @@ def invalidate(page=None, cdn=None):
 def listing_urls(batch):
     """Add the home page, the blog index and topic pages, and their ``?page=N`` pages to ``batch``."""
     from blog.models import ArticlePage, BlogIndexPage, TopicPage
-
-    from .models import HomePage
+    from home.models import HomePage
 
     for home in HomePage.objects.live():
         batch.add_page(home)

@@ -4,8 +4,8 @@ Every page shows the same *chrome*: the Wagtail ``Site`` serving the request (an
 the header and footer settings, the blog index link and feed links, the topic navigation, the
 breadcrumb trail above it, and whether any view restriction exists. Looked up per request that is
 5-8 SQL queries on every page, always with the same answers. ``memoized(key, build)`` keeps each
-answer in this process until the page cache's *generation* token changes (``home.page_cache``):
-every change a reader could see replaces the token (``home.cache_invalidation``), so the chrome
+answer in this process until the page cache's *generation* token changes (``home.caching.page_cache``):
+every change a reader could see replaces the token (``home.caching.invalidation``), so the chrome
 is invalidated by exactly the same events as the cached pages, and never outlives them.
 
 How a process knows the token changed: ``PageCacheMiddleware`` reads the token from Django's

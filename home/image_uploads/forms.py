@@ -5,8 +5,8 @@ Set as ``WAGTAILIMAGES_IMAGE_FORM_BASE``, so Wagtail's add, edit and multiple-up
 
 from django import forms
 
-from .image_sizes import LIBRARY_MIN_SIZE, displayed_size, too_small_message
-from .image_uploads import ImageUploadForm
+from .checks import ImageUploadForm
+from .sizes import LIBRARY_MIN_SIZE, displayed_size, too_small_message
 
 DESCRIPTION_HELP = (
     "Alt text: what the image shows, for readers who cannot see it (required). "

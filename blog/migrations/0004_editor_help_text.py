@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('blog', '0003_summary_length_validator'),
+        ('blog', '0004_articlepage_image_decorative'),
         ('home', '0002_editor_help_text'),
     ]
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('blog', '0004_articlepage_image_decorative'),
+        ('blog', '0004_editor_help_text'),
         ('wagtailcore', '0098_apitoken'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
         migrations.swappable_dependency(settings.WAGTAIL_PAGE_MODEL),

@@ -26,7 +26,7 @@ def drop_index(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("blog", "0006_merge_0004_editor_help_text_0005_reviewer_links"),
+        ("blog", "0005_reviewer_links"),
     ]
 
     operations = [migrations.RunPython(create_index, drop_index)]

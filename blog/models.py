@@ -1,13 +1,10 @@
 """The blog's content model: the blog index, topic pages, article pages and authors."""
 
-import re
-
 from django import forms
 from django.conf import settings
-from django.core.paginator import EmptyPage, Paginator
 from django.core.validators import MaxLengthValidator
 from django.db import models
-from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, prefetch_related_objects
+from django.db.models import Exists, F, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -31,7 +28,8 @@ from home.public_pages import exclude_private
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
-from .publish_gates import ArticlePageForm
+from .forms import ArticlePageForm
+from .listings import CARD_PREFETCHES, listed_count, paginate_listing, prefetch_cards
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
 # the longest seed summary is 176 characters.
@@ -40,51 +38,6 @@ SUMMARY_MAX_LENGTH = 240
 # Reading speed for "N min read": 230 words a minute, the commonly cited average for adults
 # reading non-fiction on screen (Brysbaert, 2019, "How many words do we read per minute?").
 WORDS_PER_MINUTE = 230
-
-_PAGE_NUMBER = re.compile(r"^[1-9][0-9]{0,5}$", re.ASCII)
-
-
-class ListingPaginator(Paginator):
-    """Django's paginator, reading pages past the middle of an ordered queryset from its end.
-
-    ``OFFSET n`` makes the database walk and discard ``n`` rows, so the last page of a 10,000-card
-    listing cost as much as reading every card. Past the middle, the page is read in the reverse
-    order (an offset of at most half the listing, near 0 for the last pages; the listing index is
-    read backwards) and turned round. The order must be total (``listed()`` ends with the pk).
-    """
-
-    def page(self, number):
-        number = self.validate_number(number)
-        bottom = (number - 1) * self.per_page
-        top = bottom + self.per_page
-        if top + self.orphans >= self.count:
-            top = self.count
-        if isinstance(self.object_list, QuerySet) and self.object_list.ordered and bottom > self.count // 2:
-            rows = list(self.object_list.reverse()[self.count - top : self.count - bottom])
-            rows.reverse()
-            return self._get_page(rows, number, self)
-        return super().page(number)
-
-
-def paginate_listing(request, queryset, per_page: int | None = None, count_key: tuple | None = None):
-    """Return the Django ``Page`` of ``queryset`` that ``?page=`` asks for.
-
-    ``?page`` is hostile input: it must be a positive integer of at most six digits naming an
-    existing page; anything else (``abc``, ``0``, ``-1``, ``1.5``, past the last page) raises
-    Http404. A missing parameter means page 1. ``per_page`` defaults to ``BLOG_PAGE_SIZE``.
-    ``count_key``: names the listing, so its number of items (a ``COUNT(*)`` over every match)
-    is remembered for the cache generation (``listed_count``).
-    """
-    raw = request.GET.get("page", "1")
-    if not _PAGE_NUMBER.match(raw):
-        raise Http404("No such page of posts.")
-    paginator = ListingPaginator(queryset, per_page or settings.BLOG_PAGE_SIZE, allow_empty_first_page=True)
-    if count_key is not None:
-        paginator.count = listed_count(count_key, queryset)  # Paginator.count is a cached_property
-    try:
-        return paginator.page(int(raw))
-    except EmptyPage as error:
-        raise Http404("No such page of posts.") from error
 
 
 class Author(index.Indexed, models.Model):
@@ -120,37 +73,6 @@ class Author(index.Indexed, models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-
-def listed_count(key: tuple, queryset) -> int:
-    """``queryset.count()``, remembered under ``key`` for the cache generation (``home.caching.site_chrome``):
-    publishing, unpublishing, moving or deleting an article starts a new one. An article whose
-    ``expire_at`` passes stays counted until ``publish_scheduled`` unpublishes it (every minute),
-    as the full-page cache keeps showing it until then."""
-    return site_chrome.memoized(("listed-count", *key), queryset.count)
-
-
-# What an article card shows besides the article's own row: one query each, however many cards.
-CARD_PREFETCHES = ("topics", "authors", "image__renditions")
-
-
-def prefetch_cards(articles, author_photos: bool = False):
-    """Fetch what cards need (topics, authors, image renditions) for ``articles``, an iterable of
-    ArticlePage instances (other page types are skipped), in one query per relation. Returns the
-    articles as a list. Use it when cards come from several querysets (featured + a page of posts,
-    search results) so the relations are fetched once for all of them. ``author_photos``: also the
-    authors' photos, their renditions fetched in the same query as the cards' (the article page)."""
-    articles = list(articles)
-    cards = [article for article in articles if isinstance(article, ArticlePage)]
-    # The image first, for cards that lack it, so renditions are then fetched for every card.
-    prefetch_related_objects([card for card in cards if not ArticlePage.image.is_cached(card)], "image")
-    authors = Author.objects.select_related("photo") if author_photos else Author.objects.all()
-    prefetch_related_objects(cards, "topics", Prefetch("authors", queryset=authors))
-    images = [card.image for card in cards if card.image is not None]
-    if author_photos:
-        images += [author.photo for card in cards for author in card.authors.all() if author.photo is not None]
-    prefetch_related_objects(images, "renditions")
-    return articles
 
 
 class ArticlePageQuerySet(PageQuerySet):

@@ -25,7 +25,8 @@ from wagtail.models import Page, Site
 from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
-from blog.models import ArticlePage, TopicPage, paginate_listing, prefetch_cards
+from blog.listings import paginate_listing, prefetch_cards
+from blog.models import ArticlePage, TopicPage
 from home.caching import site_chrome
 from home.public_pages import exclude_private, exclude_private_by_path, next_expiry
 

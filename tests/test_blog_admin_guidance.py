@@ -10,8 +10,8 @@ from django.forms.utils import ErrorDict
 import pytest
 from PIL import Image
 
+from blog.forms import SEARCH_DESCRIPTION_MAX_LENGTH, SEO_TITLE_MAX_LENGTH, TITLE_MAX_LENGTH
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
-from blog.page_forms import SEARCH_DESCRIPTION_MAX_LENGTH, SEO_TITLE_MAX_LENGTH, TITLE_MAX_LENGTH
 from home.models import HomePage, SiteChromeSettings, SiteImage
 
 from .factories import SiteImageFactory

@@ -10,8 +10,8 @@ from wagtail.models import Page, Revision, Site
 
 import pytest
 
+from blog.forms import FIELD_LIMITS
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
-from blog.page_forms import FIELD_LIMITS
 from home.models import HomePage, SiteImage
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ from wagtail.models import WorkflowState
 
 import pytest
 
+from blog.forms import GATE_SUMMARY, article_problems
 from blog.models import ArticlePage
-from blog.publish_gates import GATE_SUMMARY, article_problems
 
 from .admin_forms import GOOD_BODY, article_form_data
 

@@ -6,7 +6,8 @@ from django.utils import timezone
 
 import pytest
 
-from blog.models import ArticlePage, ListingPaginator
+from blog.listings import ListingPaginator
+from blog.models import ArticlePage
 
 from .factories import ArticlePageFactory
 

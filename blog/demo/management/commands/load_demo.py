@@ -21,8 +21,8 @@ from wagtail.images import get_image_model
 from wagtail.models import Page, Site
 
 from blog.demo.illustrations import render_png
+from blog.forms import SEARCH_DESCRIPTION_MAX_LENGTH
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
-from blog.page_forms import SEARCH_DESCRIPTION_MAX_LENGTH
 from blog.roles import EDITORS, MODERATORS, ensure_editorial_roles
 from home.models import HomePage, SiteChromeSettings
 

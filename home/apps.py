@@ -7,8 +7,8 @@ class HomeConfig(AppConfig):
     verbose_name = "Home and site"
 
     def ready(self):
-        from . import avif_encoding
+        from . import upstream
         from .caching import invalidation as cache_invalidation
 
         cache_invalidation.connect()
-        avif_encoding.connect()
+        upstream.install()

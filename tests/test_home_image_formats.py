@@ -1,4 +1,4 @@
-"""AVIF renditions (home/avif_encoding.py) and the renditions made on publish for body images."""
+"""AVIF renditions (home/upstream/willow.py) and the renditions made on publish for body images."""
 
 from django.test import override_settings
 

@@ -380,7 +380,7 @@ WAGTAILIMAGES_MAX_IMAGE_PIXELS = 40_000_000
 WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "webp"]
 # Renditions are offered as AVIF, then WebP, then PNG (the {% picture %} tags). On the site's
 # 1200x675 illustrations AVIF quality 60 gave files the size of WebP 80 (23 KB against 21 KB;
-# AVIF 80 gave 38 KB). libavif speed 8 rather than Pillow's 6: see home/avif_encoding.py.
+# AVIF 80 gave 38 KB). libavif speed 8 rather than Pillow's 6: see home/upstream/willow.py.
 WAGTAILIMAGES_AVIF_QUALITY = 60
 WAGTAILIMAGES_AVIF_SPEED = 8
 # Video embeds from YouTube and Vimeo only (VIDEO_EMBED_ORIGINS are the frames CSP allows).

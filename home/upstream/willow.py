@@ -1,4 +1,4 @@
-"""AVIF renditions with a chosen encoder speed.
+"""Willow: AVIF renditions with a chosen encoder speed (docs/upstream.md, "Willow: AVIF encoder speed").
 
 Willow (Wagtail's image library) saves AVIF with Pillow's default libavif speed, 6, and offers
 no setting for it. On the site's 1200x675 card illustrations speed 6 took about six times the
@@ -6,7 +6,7 @@ CPU of speed 8 (0.66 s against 0.11 s a rendition, measured with Pillow 13 on th
 2-core machine) for files about a third larger; every article image gets four AVIF sizes on
 publish (``blog.renditions``), and the test suite publishes the 20 demo articles several times.
 
-``connect()`` installs, for Pillow images, a ``save_as_avif`` operation that is Willow's own
+``install()`` installs, for Pillow images, a ``save_as_avif`` operation that is Willow's own
 (``willow.plugins.pillow.PillowImage.save_as_avif``, including its CMYK handling) plus the
 ``speed`` from ``settings.WAGTAILIMAGES_AVIF_SPEED`` (0 slowest and smallest, 10 fastest).
 Our own code because neither Wagtail, Willow nor Pillow has a setting for it.
@@ -19,6 +19,10 @@ from willow.plugins.pillow import PillowImage
 from willow.registry import registry
 
 DEFAULT_SPEED = 8
+
+# Willow's own operation, kept before ``install`` replaces it (tests/test_home_upstream.py checks
+# that it still has no speed parameter).
+WILLOW_SAVE_AS_AVIF = PillowImage.save_as_avif
 
 
 def save_as_avif(image: PillowImage, f, quality: int = 80, lossless: bool = False, apply_optimizers: bool = True):
@@ -47,8 +51,8 @@ def save_as_avif(image: PillowImage, f, quality: int = 80, lossless: bool = Fals
     return AvifImageFile(f)
 
 
-def connect():
-    """Replace Willow's ``save_as_avif`` for Pillow images (called from HomeConfig.ready): in its
+def install():
+    """Replace Willow's ``save_as_avif`` for Pillow images (called from ``home.upstream.install``): in its
     registry, for images converted to PillowImage, and on the class itself, because an image that
     already is a PillowImage finds the method by plain attribute lookup."""
     registry.register_operation(PillowImage, "save_as_avif", save_as_avif)

@@ -1,0 +1,15 @@
+"""Workarounds for defects and missing settings in Wagtail, Willow, modelsearch and Django.
+
+The one place such code lives (developers' guide, "Engineering standards"): one module per
+upstream project, each workaround with a comment naming the upstream issue or the text we will
+send (docs/upstream.md), and a test in tests/test_home_upstream.py that fails once upstream
+fixes it, so that an upgrade tells us to delete the workaround. ``install()`` runs from
+``HomeConfig.ready``.
+"""
+
+
+def install() -> None:
+    """Apply every workaround; idempotent (each module's ``install`` may run more than once)."""
+    from . import willow
+
+    willow.install()

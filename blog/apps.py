@@ -7,6 +7,11 @@ class BlogConfig(AppConfig):
     verbose_name = "Blog"
 
     def ready(self):
+        from home.caching import invalidation
+
         from . import renditions
+        from .models import Author, BlogIndexPage, TopicPage
 
         renditions.connect()
+        invalidation.watch(Author)  # bylines and author pages show an author's name, photo and bio
+        invalidation.register_listings(BlogIndexPage, TopicPage)

@@ -1,5 +1,7 @@
 """The blog's content model: the blog index, topic pages, article pages and authors."""
 
+import math
+
 from django import forms
 from django.conf import settings
 from django.core.validators import MaxLengthValidator
@@ -102,7 +104,21 @@ def blog_index_at(path: str):
 
 
 class ListingMixin:
-    """Shared context for pages that list article cards (the blog index and topic pages)."""
+    """Shared context for pages that list article cards (the blog index and topic pages).
+
+    A listing page defines ``listed_articles()``: the ``ArticlePage.objects.listed()`` queryset
+    of the articles it shows.
+    """
+
+    def listed_articles(self):
+        raise NotImplementedError
+
+    def get_cached_paths(self):
+        """The listing's own path and each of its ``?page=N`` pages (Wagtail's
+        ``Page.get_cached_paths``), which the CDN purge on every publish uses
+        (``home.caching.invalidation.register_listings``); one ``COUNT`` query."""
+        pages = math.ceil(self.listed_articles().count() / settings.BLOG_PAGE_SIZE)
+        return ["/", *(f"/?page={number}" for number in range(1, pages + 1))]
 
     def listing_context(self, request, blog_index, articles):
         """Context for a listing of ``articles`` (an ``ArticlePage.objects.listed()`` queryset):
@@ -213,6 +229,10 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
     api_fields = [APIField("hero_intro"), APIField("listing_heading"), APIField("listing_intro")]
     meta_description_fallbacks = ("hero_intro", "listing_intro")
 
+    def listed_articles(self):
+        """Every article under this blog index that readers can see, newest first."""
+        return ArticlePage.objects.listed().child_of(self)
+
     def get_featured_article(self, newest=()):
         """The editors' featured article if readers can see it, else the newest article.
 
@@ -298,6 +318,10 @@ class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
     template = "pages/topic_page.html"
     api_fields = [APIField("intro")]
     meta_description_fallbacks = ("intro",)
+
+    def listed_articles(self):
+        """Every article on this topic that readers can see, newest first."""
+        return ArticlePage.objects.listed().filter(topics=self)
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)

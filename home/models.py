@@ -11,7 +11,7 @@ from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
 from .caching import site_chrome
-from .public_pages import exclude_private, restricted_paths, route_in_two_queries
+from .public_pages import restricted_paths, route_in_two_queries
 
 # Links editors type must be site paths, http(s) or mailto URLs: never ``javascript:`` and friends.
 validate_link = RegexValidator(
@@ -141,15 +141,8 @@ class HomePage(BasePage):
         result = route_in_two_queries(self, request, path_components)
         return result if result is not None else super().route(request, path_components)
 
-    def get_context(self, request, *args, **kwargs):
-        from blog.models import ArticlePage, BlogIndexPage
-
-        context = super().get_context(request, *args, **kwargs)
-        context["blog_index"] = site_chrome.memoized(
-            ("home-blog-index", self.pk), lambda: exclude_private(BlogIndexPage.objects.child_of(self).live()).first()
-        )
-        context["latest_articles"] = ArticlePage.objects.for_listing()[: self.latest_count]
-        return context
+    # The blog index and the latest articles come from blog's template tags
+    # (``home_blog_index``, ``latest_articles``): home imports nothing from blog.
 
 
 @register_setting(icon="site")

@@ -3,45 +3,23 @@
 Django refuses a request whose form data (everything but uploaded files) is larger than
 ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes, or has more than ``DATA_UPLOAD_MAX_NUMBER_FIELDS``
 fields, by raising ``RequestDataTooBig``/``TooManyFieldsSent`` when the form is first read
-(the CSRF check). That becomes a 400: Django's technical page with DEBUG on, a one-line
-"Bad Request (400)" without it. ``RequestLimitsMiddleware`` reads the form first and answers
-413 (Content Too Large, RFC 9110 section 15.5.14) with ``413.html``, which says that nothing was
-saved, which limit applies and how to keep the text.
+(the CSRF check). Django turns those into a 400 through the URLconf's ``handler400``
+(``config/urls.py``: ``bad_request``), which answers them with 413 (Content Too Large, RFC 9110
+section 15.5.14) and ``413.html``: it says that nothing was saved, which limit applies and how
+to keep the text. Other bad requests get Django's own 400 page. With DEBUG on, Django shows its
+technical page instead, as for every error.
 """
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
-from django.http import HttpResponse, UnreadablePostError
+from django.http import HttpResponse
 from django.template.loader import render_to_string
+from django.views import defaults
 
 
 def megabytes(size: int) -> str:
     """``size`` bytes as "5 MB" / "2.5 MB" (1 MB = 1,048,576 bytes)."""
     return f"{size / (1024 * 1024):g} MB"
-
-
-class RequestLimitsMiddleware:
-    """Answer an over-limit POST with the explanatory 413 page (place before CsrfViewMiddleware).
-
-    Reading ``request.POST`` here is what the CSRF check does next for every POST, so it adds no
-    work; only the exception is handled differently.
-    """
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        if request.method == "POST":
-            try:
-                request.POST  # noqa: B018 - parsing is the check
-            except RequestDataTooBig:
-                limit = f"{megabytes(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)} of form data"
-                return too_large(request, limit)
-            except TooManyFieldsSent:
-                return too_large(request, f"{settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} form fields")
-            except UnreadablePostError:
-                pass  # the client went away mid-upload: left to the CSRF check, as before
-        return self.get_response(request)
 
 
 def too_large(request, limit: str) -> HttpResponse:
@@ -53,3 +31,13 @@ def too_large(request, limit: str) -> HttpResponse:
         "in_admin": request.path.startswith("/admin/"),
     }
     return HttpResponse(render_to_string("413.html", context), status=413)
+
+
+def bad_request(request, exception):
+    """The site's ``handler400``: the 413 page for a post over Django's size or field-count
+    limits (``RequestDataTooBig``, ``TooManyFieldsSent``), Django's 400 page otherwise."""
+    if isinstance(exception, RequestDataTooBig):
+        return too_large(request, f"{megabytes(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)} of form data")
+    if isinstance(exception, TooManyFieldsSent):
+        return too_large(request, f"{settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} form fields")
+    return defaults.bad_request(request, exception)

@@ -7,6 +7,7 @@ from django import template
 from wagtail.models import Site
 
 from home.caching import site_chrome
+from home.public_pages import exclude_private
 
 register = template.Library()
 
@@ -21,6 +22,26 @@ def site_blog_index(site):
         ("site-blog-index", site.pk),
         lambda: BlogIndexPage.objects.live().descendant_of(site.root_page, inclusive=True).first(),
     )
+
+
+@register.simple_tag
+def home_blog_index(home):
+    """The live, public blog index under ``home`` (a HomePage), or None; remembered for the cache
+    generation (``home.caching.site_chrome``)."""
+    from blog.models import BlogIndexPage
+
+    return site_chrome.memoized(
+        ("home-blog-index", home.pk), lambda: exclude_private(BlogIndexPage.objects.child_of(home).live()).first()
+    )
+
+
+@register.simple_tag
+def latest_articles(count):
+    """The ``count`` newest articles readers can see, with what their cards show prefetched
+    (a list; empty when ``count`` is 0)."""
+    from blog.models import ArticlePage
+
+    return list(ArticlePage.objects.for_listing()[:count]) if count else []
 
 
 def _blog_index(request, context=None):

@@ -9,7 +9,6 @@ Related-post blocks on other articles are left to the CDN's ``s-maxage`` (CDN_CA
 """
 
 import logging
-import math
 
 from django.conf import settings
 from django.db import transaction
@@ -25,14 +24,27 @@ from .page_cache import bump_generation
 
 logger = logging.getLogger(__name__)
 
-# Saving or deleting one of these changes what some page shows.
-WATCHED_MODELS = (Page, BaseSiteSetting, AbstractImage, Site, PageViewRestriction)
+# Saving or deleting one of these changes what some page shows; apps add theirs with ``watch``.
+_watched_models: list[type] = [Page, BaseSiteSetting, AbstractImage, Site, PageViewRestriction]
+# Page types that list other pages; apps add theirs with ``register_listings``.
+_listing_models: list[type] = []
+
+
+def watch(*models: type) -> None:
+    """Invalidate every cached page when an instance of one of ``models`` is saved or deleted
+    (a snippet shown on pages, such as blog's authors). Call from ``AppConfig.ready``."""
+    _watched_models.extend(model for model in models if model not in _watched_models)
+
+
+def register_listings(*page_models: type) -> None:
+    """Purge the live pages of ``page_models`` from the CDN whenever any page is published or
+    unpublished: they list other pages. Each page's URLs come from Wagtail's
+    ``Page.get_cached_paths`` (a listing adds its ``?page=N`` pages). Call from ``AppConfig.ready``."""
+    _listing_models.extend(model for model in page_models if model not in _listing_models)
 
 
 def _watched(instance) -> bool:
-    from blog.models import Author
-
-    return isinstance(instance, (*WATCHED_MODELS, Author))
+    return isinstance(instance, tuple(_watched_models))
 
 
 def invalidate(page=None, cdn=None):
@@ -53,23 +65,10 @@ def invalidate(page=None, cdn=None):
 
 
 def listing_urls(batch):
-    """Add the home page, the blog index and topic pages, and their ``?page=N`` pages to ``batch``."""
-    from blog.models import ArticlePage, BlogIndexPage, TopicPage
-    from home.models import HomePage
-
-    for home in HomePage.objects.live():
-        batch.add_page(home)
-    for listing in [*BlogIndexPage.objects.live(), *TopicPage.objects.live()]:
-        batch.add_page(listing)
-        articles = ArticlePage.objects.listed()
-        if isinstance(listing, BlogIndexPage):
-            articles = articles.child_of(listing)
-        else:
-            articles = articles.filter(topics=listing)
-        pages = math.ceil(articles.count() / settings.BLOG_PAGE_SIZE)
-        base = listing.get_full_url()
-        if base:
-            batch.add_urls([f"{base}?page={number}" for number in range(1, pages + 1)])
+    """Add every live page of the registered listing page types (``register_listings``), with
+    the paths each declares in ``get_cached_paths``, to ``batch``."""
+    for model in _listing_models:
+        batch.add_pages(model.objects.live())
 
 
 def purge_frontend_cache(page=None, site_wide=False):
@@ -100,7 +99,10 @@ def _on_move(sender, instance, **kwargs):
 
 
 def connect():
-    """Connect the receivers (called from HomeConfig.ready)."""
+    """Connect the receivers (called from HomeConfig.ready); the home page is a listing."""
+    from home.models import HomePage
+
+    register_listings(HomePage)
     post_save.connect(_on_save_or_delete, dispatch_uid="page-cache-save")
     post_delete.connect(_on_save_or_delete, dispatch_uid="page-cache-delete")
     page_published.connect(_on_publish_change, dispatch_uid="page-cache-published")

@@ -1,4 +1,5 @@
-"""Response headers that limit what a page may load and do: CSP and Permissions-Policy.
+"""Content-Security-Policy for readers and for the admin (Permissions-Policy: django-permissions-policy,
+configured by ``PERMISSIONS_POLICY`` in ``config.settings.base``).
 
 Two Content-Security-Policies (django-csp's format, set in ``config.settings.base``):
 
@@ -18,28 +19,6 @@ from django.conf import settings
 from csp.constants import SELF
 from csp.middleware import CSPMiddleware, PolicyParts
 from csp.utils import default_config
-
-# Browser features no page of the blog uses; "()" disables each one for every origin.
-# Source of the feature names: https://github.com/w3c/webappsec-permissions-policy/blob/main/features.md
-DISABLED_FEATURES = (
-    "accelerometer",
-    "autoplay",
-    "camera",
-    "display-capture",
-    "geolocation",
-    "gyroscope",
-    "magnetometer",
-    "microphone",
-    "midi",
-    "payment",
-    "usb",
-    "xr-spatial-tracking",
-)
-
-
-def permissions_policy() -> str:
-    """The Permissions-Policy header value, e.g. ``"camera=(), geolocation=(), ..."``."""
-    return ", ".join(f"{feature}=()" for feature in DISABLED_FEATURES)
 
 
 def is_admin_path(path: str) -> bool:
@@ -64,16 +43,3 @@ class SiteCSPMiddleware(CSPMiddleware):
             # the admin shows it in a frame: the reader's policy, framable by this origin only.
             parts.replace = {**(parts.replace or {}), "frame-ancestors": [SELF]}
         return parts
-
-
-class PermissionsPolicyMiddleware:
-    """Adds ``Permissions-Policy`` (see ``DISABLED_FEATURES``) to every response that lacks one."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-        self.value = permissions_policy()
-
-    def __call__(self, request):
-        response = self.get_response(request)
-        response.headers.setdefault("Permissions-Policy", self.value)
-        return response

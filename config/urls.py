@@ -36,3 +36,6 @@ if settings.DEBUG:
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
 
 urlpatterns += [path("", include(wagtail_urls))]
+
+# Over-size form posts get the explanatory 413 page (home/request_limits.py).
+handler400 = "home.request_limits.bad_request"

@@ -10,6 +10,14 @@ from django.core.management import call_command
 from django.test import override_settings
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Property tests run derandomised in CI (the same examples on every run, so a failure there is
+# reproducible and never a flake of the draw); locally they explore new examples each run.
+# Neither writes an example database into the work tree.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("dev", database=None)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [

@@ -37,11 +37,31 @@ def test_redis_url_selects_redis_and_turns_the_page_cache_on():
     assert values["page"] == 600
 
 
-def test_without_redis_the_cache_is_local_and_pages_are_not_cached():
-    values = production_settings()
-    assert values["caches"]["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
-    assert values["page"] == 0
+def test_without_redis_one_machines_processes_share_a_file_cache_and_pages_are_cached(tmp_path):
+    values = production_settings(CACHE_DIR=str(tmp_path))
+    for alias in ("default", "renditions"):
+        assert values["caches"][alias]["BACKEND"] == "django.core.cache.backends.filebased.FileBasedCache"
+        assert values["caches"][alias]["LOCATION"] == str(tmp_path / alias)
+    assert values["page"] == 600
     assert values["cdn"] == {}
+    assert production_settings(CACHE_DIR=str(tmp_path), PAGE_CACHE_SECONDS="0")["page"] == 0
+
+
+def test_a_publish_in_one_process_reaches_the_others_through_the_file_cache(tmp_path):
+    """What ``make run`` relies on: the scheduler publishes, the web server's next request sees
+    the new page-cache generation (the default settings, no Redis)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("REDIS", "DJANGO_SETTINGS"))}
+    env.update(CACHE_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings.dev")
+
+    def in_process(code: str) -> str:
+        script = f"import django; django.setup(); from django.core.cache import cache; {code}"
+        return subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    bumped = in_process("from home.caching.page_cache import bump_generation; print(bump_generation())")
+    seen = in_process("from home.caching.page_cache import GENERATION_KEY; print(cache.get(GENERATION_KEY))")
+    assert bumped and seen == bumped
 
 
 def test_frontend_cache_backends_from_the_environment():
@@ -61,3 +81,32 @@ def test_gunicorn_workers_default_and_cap():
     ).stdout.strip()
     assert run(WEB_CONCURRENCY="3") == "3"
     assert 3 <= int(run(WEB_CONCURRENCY="")) <= 8
+
+
+def test_gunicorn_does_not_recycle_workers_unless_asked():
+    script = "import runpy; c = runpy.run_path('gunicorn.conf.py'); print(c['max_requests'], c['max_requests_jitter'])"
+    run = lambda **env: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", script], cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert run(GUNICORN_MAX_REQUESTS="0") == "0 0"
+    env = {key: value for key, value in os.environ.items() if key != "GUNICORN_MAX_REQUESTS"}
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        == "0 0"
+    )
+    assert run(GUNICORN_MAX_REQUESTS="5000") == "5000 500"
+
+
+def test_gunicorn_workers_freeze_the_preloaded_heap():
+    import gc
+    import runpy
+
+    post_fork = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["post_fork"]
+    assert gc.get_freeze_count() == 0
+    try:
+        post_fork(server=None, worker=None)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

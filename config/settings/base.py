@@ -96,9 +96,6 @@ MIDDLEWARE = [
     "home.caching.page_cache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # Before the CSRF check, which is the first to read a POST: an over-limit post gets an
-    # explanatory 413 page (home/request_limits.py) instead of a bare 400.
-    "home.request_limits.RequestLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # request.user.is_verified(), then staff MFA: unverified sessions go to setup or verify.
@@ -107,7 +104,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security_headers.SiteCSPMiddleware",
-    "config.security_headers.PermissionsPolicyMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "wagtail.contrib.redirects.middleware.RedirectMiddleware",
     # Last, as django-axes requires: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -454,18 +451,31 @@ WAGTAILSEARCH_BACKENDS = search_backends()
 
 # Caching (home/caching/page_cache.py, home/caching/invalidation.py). Local memory by default; production
 # uses Redis when REDIS_URL is set. "renditions" is Wagtail's image rendition cache.
+# The embedded default: Django's file-based cache under CACHE_DIR (default var/cache/), which every
+# process on the machine shares (web workers, the scheduler, `make run`'s server), so the page
+# cache and its invalidation work without Redis. production.py switches to Redis when REDIS_URL
+# is set (several machines). MAX_ENTRIES: Django culls a third of the files past it (default 300,
+# fewer than one page of every article and listing).
+CACHE_DIR = Path(os.environ.get("CACHE_DIR") or BASE_DIR / "var" / "cache")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
-    "renditions": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "renditions"},
+    "default": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(CACHE_DIR / "default"),
+        "OPTIONS": {"MAX_ENTRIES": 20_000},
+    },
+    "renditions": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(CACHE_DIR / "renditions"),
+        "TIMEOUT": 60 * 60 * 24 * 7,
+        "OPTIONS": {"MAX_ENTRIES": 20_000},
+    },
 }
-# Seconds a rendered page stays in Django's cache for anonymous readers (0: off). Off by default:
-# invalidation must reach every process (web workers, the scheduler), which a per-process local
-# memory cache cannot do; production turns it on with Redis.
-PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "0"))
+# Seconds a rendered page stays in Django's cache for anonymous readers (0: off). Every process
+# sees a publish through the shared cache's generation token (home/caching/page_cache.py).
+PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "600"))
 # Keep the site chrome (site, settings, blog index, topic list, breadcrumbs, view restrictions)
-# in each process's memory for one page-cache generation (home/caching/site_chrome.py). Off by default
-# for the same reason as the page cache; production turns it on with Redis.
-SITE_CHROME_CACHE = os.environ.get("SITE_CHROME_CACHE", "").lower() in ("1", "true", "yes")
+# in each process's memory for one page-cache generation (home/caching/site_chrome.py).
+SITE_CHROME_CACHE = os.environ.get("SITE_CHROME_CACHE", "true").lower() in ("1", "true", "yes")
 # A search's rendered results (search/views.py) are cached this long within one page-cache
 # generation, where the site chrome is kept (SITE_CHROME_CACHE); 0 turns it off.
 SEARCH_RESULTS_CACHE_SECONDS = int(os.environ.get("SEARCH_RESULTS_CACHE_SECONDS", "120"))
@@ -491,3 +501,24 @@ if os.environ.get("FRONTEND_CACHE_CLOUDFRONT_DISTRIBUTION_ID"):
         "BACKEND": "wagtail.contrib.frontend_cache.backends.CloudfrontBackend",
         "DISTRIBUTION_ID": os.environ["FRONTEND_CACHE_CLOUDFRONT_DISTRIBUTION_ID"],
     }
+
+# Browser features no page of the blog uses, disabled for every origin (django-permissions-policy
+# sends them as "camera=(), ..."). Feature names:
+# https://github.com/w3c/webappsec-permissions-policy/blob/main/features.md
+PERMISSIONS_POLICY = {
+    feature: []
+    for feature in (
+        "accelerometer",
+        "autoplay",
+        "camera",
+        "display-capture",
+        "geolocation",
+        "gyroscope",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "usb",
+        "xr-spatial-tracking",
+    )
+}

@@ -50,8 +50,8 @@ SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
 # Moderators and administrators must use two-step verification (home/staff_security/mfa.py).
 STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)
 
-# Redis for the page and rendition caches when REDIS_URL is set (e.g. redis://127.0.0.1:6379/0);
-# the page cache is then on by default (PAGE_CACHE_SECONDS, see base.py). django-redis with
+# Redis for the page and rendition caches when REDIS_URL is set (e.g. redis://127.0.0.1:6379/0),
+# for several machines; without it, base.py's file-based cache serves the processes of one. django-redis with
 # IGNORE_EXCEPTIONS: while Redis is down every read is a miss and every write is dropped (logged),
 # so pages are rendered uncached instead of failing with a 500, and the cache is used again as soon
 # as Redis answers (benchmarks/faults.py proves both). Short socket timeouts keep a hung Redis from
@@ -79,5 +79,3 @@ if REDIS_URL:
             "OPTIONS": REDIS_OPTIONS,
         },
     }
-    PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "600"))
-    SITE_CHROME_CACHE = os.environ.get("SITE_CHROME_CACHE", "true").lower() in ("1", "true", "yes")

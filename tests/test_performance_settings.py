@@ -47,6 +47,21 @@ def test_without_redis_one_machines_processes_share_a_file_cache_and_pages_are_c
     assert production_settings(CACHE_DIR=str(tmp_path), PAGE_CACHE_SECONDS="0")["page"] == 0
 
 
+def test_each_database_has_its_own_keys_in_the_file_cache(tmp_path):
+    """A page cached over one database is never served over another."""
+    prefixes = {
+        production_settings(CACHE_DIR=str(tmp_path), DATABASE_URL=url)["caches"]["default"]["KEY_PREFIX"]
+        for url in (
+            "sqlite:///var/db.sqlite3",
+            "sqlite:///var/other.sqlite3",
+            "postgres://postgres@127.0.0.1:5432/cedana_blog",
+            "postgres://postgres@127.0.0.1:5433/cedana_blog",
+            "postgres://postgres@127.0.0.1:5432/test_cedana_blog",
+        )
+    }
+    assert len(prefixes) == 5
+
+
 def test_a_publish_in_one_process_reaches_the_others_through_the_file_cache(tmp_path):
     """What ``make run`` relies on: the scheduler publishes, the web server's next request sees
     the new page-cache generation (the default settings, no Redis)."""

@@ -4,6 +4,7 @@ Deployment values come from the environment (see ``.env.example``); this module 
 is the same on a laptop, in CI and in production.
 """
 
+import hashlib
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -456,16 +457,23 @@ WAGTAILSEARCH_BACKENDS = search_backends()
 # cache and its invalidation work without Redis. production.py switches to Redis when REDIS_URL
 # is set (several machines). MAX_ENTRIES: Django culls a third of the files past it (default 300,
 # fewer than one page of every article and listing).
+# Keys are prefixed by the database's identity, so that a page cached over one database is never
+# served over another (DATABASE_URL switched between SQLite and PostgreSQL, a test server).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR") or BASE_DIR / "var" / "cache")
+DATABASE_CACHE_PREFIX = hashlib.sha256(
+    repr([DATABASES["default"].get(part) for part in ("ENGINE", "NAME", "HOST", "PORT")]).encode()
+).hexdigest()[:12]
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
         "LOCATION": str(CACHE_DIR / "default"),
+        "KEY_PREFIX": DATABASE_CACHE_PREFIX,
         "OPTIONS": {"MAX_ENTRIES": 20_000},
     },
     "renditions": {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
         "LOCATION": str(CACHE_DIR / "renditions"),
+        "KEY_PREFIX": DATABASE_CACHE_PREFIX,
         "TIMEOUT": 60 * 60 * 24 * 7,
         "OPTIONS": {"MAX_ENTRIES": 20_000},
     },

@@ -117,12 +117,15 @@ def walk_the_workflow(base: str, blog_id: int, usernames, editor_page, moderator
     editor_page.get_by_label("GPU costs").check()
     editor_page.locator("input[name=authors]").first.check()
     insert_buttons = editor_page.get_by_role("button", name="Insert a block")
-    for block in ["Heading", "Paragraph", "Code"]:
-        count = insert_buttons.count()
+    for position, (label, block_type) in enumerate(
+        [("Heading", "heading"), ("Paragraph", "paragraph"), ("Code", "code")]
+    ):
         insert_buttons.last.click()
-        editor_page.get_by_role("option", name=block, exact=True).click()
-        # Each new block brings its own insert button: wait for it, so the next block goes last.
-        expect(insert_buttons).to_have_count(count + 1, timeout=WAIT)
+        editor_page.get_by_role("option", name=label, exact=True).click()
+        # Wait for the new block's own hidden type field at the next position (Wagtail's
+        # StreamField writes "body-N-type"), so that the next block goes after it. Counting insert
+        # buttons instead failed under load: buttons of blocks still being drawn were counted.
+        expect(editor_page.locator(f"input[name='body-{position}-type']")).to_have_value(block_type, timeout=WAIT)
     editor_page.locator("#body-0-value-text").fill("How often to checkpoint")
     editor_page.locator("#body-0-value-level").select_option("h3")  # a mistake the checks catch
     editor_page.locator("[data-contentpath=body] [role=textbox]").first.click()

@@ -421,10 +421,18 @@ class ArticlePage(BasePage):
     class Meta:
         verbose_name = "article"
 
+    # A copy is a new article (issue 15): it is dated when it is itself first published, and
+    # starts with no schedule; reviewer links belong to the original (they are not child
+    # relations, so Wagtail never copies them).
+    exclude_fields_in_copy = ["date_published", "first_published_at", "go_live_at", "expire_at", "expired"]
+
     def save(self, *args, **kwargs):
         # The reader-facing date is set once, on first publication (Wagtail sets
-        # first_published_at just before saving the published revision).
-        if self.live and self.date_published is None:
+        # first_published_at just before saving the published revision). Wagtail's create view
+        # saves a page scheduled for later as live before its publish action takes it offline:
+        # such a page is dated when it goes live, not when Schedule was pressed.
+        going_live_later = self.go_live_at is not None and self.go_live_at > timezone.now()
+        if self.live and self.date_published is None and not going_live_later:
             self.date_published = self.first_published_at or timezone.now()
         result = super().save(*args, **kwargs)
         # The search index is updated on post_save, which modelcluster sends before it writes

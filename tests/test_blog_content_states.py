@@ -242,7 +242,12 @@ def test_an_expired_article_with_no_expiry_or_a_future_one_republishes(client, e
 
 @pytest.mark.parametrize(
     "past",
-    [EXPIRES - timedelta(days=1), EXPIRES + timedelta(minutes=5), LATER - timedelta(minutes=1), T0 - timedelta(days=400)],
+    [
+        EXPIRES - timedelta(days=1),
+        EXPIRES + timedelta(minutes=5),
+        LATER - timedelta(minutes=1),
+        T0 - timedelta(days=400),
+    ],
 )
 @pytest.mark.parametrize("action", [None, "publish"])
 def test_a_past_expiry_the_editor_sets_is_still_refused(client, expired_article, moderator, past, action):

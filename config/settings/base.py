@@ -320,9 +320,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "account_locked.html"
 AXES_VERBOSE = False
-# Behind the proxy: the client's address from X-Forwarded-For set by these proxies (home/staff_security/client_ip.py).
-# The same variable tells gunicorn whom to trust for forwarded headers; default: a proxy on this machine.
-TRUSTED_PROXY_IPS = env_list("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+# Behind the proxy: the client's address from X-Forwarded-For, believed only from these proxy
+# addresses or networks (home/staff_security/client_ip.py). Default none: X-Forwarded-For ignored.
+TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXIES", "")
 AXES_CLIENT_IP_CALLABLE = "home.staff_security.client_ip.client_ip"
 
 # Staff two-step verification (TOTP, django-otp; home/staff_security/mfa.py). With STAFF_MFA_REQUIRED on,

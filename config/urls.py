@@ -36,3 +36,6 @@ if settings.DEBUG:
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
 
 urlpatterns += [path("", include(wagtail_urls))]
+
+# A database outage is a 503 with Retry-After, other errors Django's 500 (home/operations/outages.py).
+handler500 = "home.operations.outages.server_error"

@@ -403,8 +403,16 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        # A Redis outage: one warning per interval, not a traceback per cache call (home/operations/log_throttle.py).
+        "once_per_interval": {
+            "()": "home.operations.log_throttle.OncePerInterval",
+            "seconds": float(os.environ.get("OUTAGE_LOG_INTERVAL_SECONDS", "60")),
+        },
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
+        "django_redis.cache": {"filters": ["once_per_interval"]},
         # Django's default config gives "django" its own console handler; route it through ours
         # only, so each line prints once.
         "django": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO"), "propagate": False},

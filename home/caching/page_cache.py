@@ -23,6 +23,7 @@ import uuid
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import DatabaseError
 from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response
@@ -36,6 +37,7 @@ from . import site_chrome
 
 GENERATION_KEY = "page-cache:generation"
 PAGE_KEY_PREFIX = "page-cache:page:"
+HOST_KEY_PREFIX = "page-cache:root-url:"
 UNCACHED_PREFIXES = ("/admin/", "/documents/")
 # Health probes pass straight through: liveness must not wait on Redis or the database.
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
@@ -82,9 +84,25 @@ def canonical_host(request) -> str:
     their absolute URLs from the same root URL (``home.seo``), so the copies would be identical.
     Without a matching site (no default site, unknown host) the raw host is used; such requests
     get a 404, which is never stored."""
-    site_chrome.attach_site(request)  # the memoized Site, where Site.find_for_request looks first
-    site = Site.find_for_request(request)
-    return site.root_url if site is not None else f"unmatched:{request.get_host()}"
+    host = request.get_host()
+    try:
+        site_chrome.attach_site(request)  # the memoized Site, where Site.find_for_request looks first
+        site = Site.find_for_request(request)
+    except DatabaseError:
+        # Database down (a new process, or a new generation): the root URL this host had when it
+        # was last looked up, so cached pages keep being served (home/operations/outages.py).
+        root_url = cache.get(HOST_KEY_PREFIX + host)
+        if root_url is None:
+            raise
+        return root_url
+    root_url = site.root_url if site is not None else f"unmatched:{host}"
+    # Remembered in the shared cache once per host and generation in this process, as long as the
+    # pages it would serve (so a flood of Host headers cannot grow it beyond the pages' lifetime).
+    site_chrome.memoized(
+        ("canonical-host", host),
+        lambda: cache.set(HOST_KEY_PREFIX + host, root_url, settings.PAGE_CACHE_SECONDS),
+    )
+    return root_url
 
 
 def page_key(request) -> str:

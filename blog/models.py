@@ -24,7 +24,7 @@ from wagtail.search.tasks import insert_or_update_object_task
 
 from home.caching import site_chrome
 from home.models import SOCIAL_IMAGE_SPEC, BasePage
-from home.public_pages import exclude_private
+from home.public_pages import exclude_private, in_request_site
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
@@ -302,7 +302,8 @@ class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
         blog_index = blog_index_at(self.path[: -self.steplen])
-        articles = ArticlePage.objects.listed().filter(topics=self)
+        # This site's articles with the topic (another site's articles may carry it too).
+        articles = in_request_site(ArticlePage.objects.listed().filter(topics=self), request)
         context.update(self.listing_context(request, blog_index, articles))
         return context
 

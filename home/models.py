@@ -152,7 +152,8 @@ class HomePage(BasePage):
         context["blog_index"] = site_chrome.memoized(
             ("home-blog-index", self.pk), lambda: exclude_private(BlogIndexPage.objects.child_of(self).live()).first()
         )
-        context["latest_articles"] = ArticlePage.objects.for_listing()[: self.latest_count]
+        # This site's articles only: the home page is its site's root.
+        context["latest_articles"] = ArticlePage.objects.for_listing().descendant_of(self)[: self.latest_count]
         return context
 
 

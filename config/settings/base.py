@@ -94,6 +94,8 @@ MIDDLEWARE = [
     "django.middleware.gzip.GZipMiddleware",
     # Before sessions and auth: a cache hit skips them (home/caching/page_cache.py).
     "home.caching.page_cache.PageCacheMiddleware",
+    # A host no Wagtail site serves (no default site): a static 404 for every public URL.
+    "home.unknown_host.UnknownHostMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Before the CSRF check, which is the first to read a POST: an over-limit post gets an

@@ -8,10 +8,7 @@ from wagtail.models import Page, Site
 
 import pytest
 
-from blog.models import BlogIndexPage, TopicPage
-from home.models import HomePage
-
-from .factories import ArticlePageFactory
+from .factories import ArticlePageFactory, BlogIndexPageFactory, HomePageFactory, TopicPageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -23,10 +20,9 @@ WORD = "Zebrafish"
 def other_site(demo):
     """A second site at 127.0.0.1 with its own blog; its article also carries a topic of the
     demo site's blog (topics are chosen from every site in the admin)."""
-    root = Page.get_first_root_node()
-    home = root.add_child(instance=HomePage(title="Other home", slug="other-home"))
-    blog = home.add_child(instance=BlogIndexPage(title="Other blog", slug="blog"))
-    own_topic = blog.add_child(instance=TopicPage(title="Aquaria", slug="aquaria"))
+    home = HomePageFactory(parent=Page.get_first_root_node(), title="Other home", slug="other-home")
+    blog = BlogIndexPageFactory(parent=home, title="Other blog")
+    own_topic = TopicPageFactory(parent=blog, title="Aquaria", slug="aquaria")
     for page in (home, blog, own_topic):
         page.save_revision().publish()
     article = ArticlePageFactory(

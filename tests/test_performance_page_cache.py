@@ -16,7 +16,7 @@ import time_machine
 
 from home.models import SiteChromeSettings
 
-from .factories import ArticlePageFactory, AuthorFactory
+from .factories import ArticlePageFactory, AuthorFactory, HomePageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -275,7 +275,7 @@ def test_every_host_of_one_site_shares_one_cached_copy(client, demo, hosts, path
 
 
 def test_two_sites_keep_their_own_copies(client, demo):
-    other_root = demo.home.add_sibling(instance=type(demo.home)(title="Other site", slug="other-site"))
+    other_root = HomePageFactory(parent=demo.home.get_parent(), title="Other site", slug="other-site")
     Site.objects.create(hostname="127.0.0.1", port=80, root_page=other_root, site_name="Other")
     default = client.get("/", HTTP_HOST="localhost")
     other = client.get("/", HTTP_HOST="127.0.0.1")

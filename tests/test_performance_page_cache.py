@@ -276,7 +276,8 @@ def test_every_host_of_one_site_shares_one_cached_copy(client, demo, hosts, path
 
 def test_two_sites_keep_their_own_copies(client, demo):
     other_root = HomePageFactory(parent=demo.home.get_parent(), title="Other site", slug="other-site")
-    Site.objects.create(hostname="127.0.0.1", port=80, root_page=other_root, site_name="Other")
+    site = Site.objects.create(hostname="127.0.0.1", port=80, root_page=other_root, site_name="Other")
+    SiteChromeSettings.for_site(site)  # made on first use otherwise, which starts a new generation
     default = client.get("/", HTTP_HOST="localhost")
     other = client.get("/", HTTP_HOST="127.0.0.1")
     assert other["X-Page-Cache"] == "miss"

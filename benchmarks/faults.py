@@ -10,11 +10,15 @@ and the production settings (Redis page and rendition caches). Then:
    the blog index, a topic, an article, a search and the RSS feed: counts of each status class.
 2. **PostgreSQL restarted** under load (wrk, 16 connections): stopped (``pg_ctl -m fast``),
    down for ``FAULTS_DOWN_SECONDS`` (10), started again; the app is not restarted. Pass: no 5xx
-   before the stop nor after the restart (2 s margin for the log's one-second timestamps).
+   before the stop nor after the restart (2 s margin for the log's one-second timestamps), no
+   500 while down: an uncached search gets the 503 page with ``Retry-After``, a cached page is
+   still a cache hit.
 3. **Redis stopped** under load, then a fresh one started: pass: no 5xx at all; pages are
    rendered uncached while Redis is down (``X-Page-Cache: miss``) and cache hits come back.
 4. **Scheduler killed** (SIGKILL) and restarted: an article whose go-live passed while no
-   scheduler ran is published by the restarted one. Pass: live within 60 s of the restart.
+   scheduler ran is published by the restarted one, although a revision due just before it
+   cannot be published (its slug is a sibling's). Pass: live within 60 s of the restart, and
+   the failing revision still scheduled and recorded as a failure.
 5. **Nothing lost**: a draft (two revisions), an uploaded image and a document made before the
    faults are compared after them (counts, revision contents, media files' SHA-256).
 
@@ -273,6 +277,7 @@ def window(entries, start: float, end: float) -> dict:
     return {
         "requests": len(chosen),
         "5xx": sum(1 for e in chosen if e[1] >= 500),
+        "500": sum(1 for e in chosen if e[1] == 500),
         "hit": sum(1 for e in chosen if e[3] == "hit"),
         "miss": sum(1 for e in chosen if e[3] == "miss"),
     }
@@ -301,6 +306,9 @@ def postgres_fault(stack: Stack, paths: list[str]) -> dict:
         stack.pg_stop()
         down = time.time()
         during = get("/readyz")[0]
+        # An uncached page (a search) gets the styled 503; a cached one is still served.
+        uncached_status, uncached_headers = get("/search/?query=outage")
+        cached_status, cached_headers = get("/blog/")
         sleep_until(down + DOWN_SECONDS)
         stack.pg_start()
         up = time.time()
@@ -308,7 +316,16 @@ def postgres_fault(stack: Stack, paths: list[str]) -> dict:
         while get("/search/?query=kernel")[0] != 200 and time.time() < up + 60:
             time.sleep(0.2)
         recovered = time.time()
-        return {"stopping": stopping, "down": down, "up": up, "recovered": recovered, "readyz_down": during}
+        return {
+            "stopping": stopping,
+            "down": down,
+            "up": up,
+            "recovered": recovered,
+            "readyz_down": during,
+            "uncached_down": uncached_status,
+            "retry_after": uncached_headers.get("Retry-After"),
+            "cached_down": f"{cached_status} {cached_headers.get('X-Page-Cache', '-')}",
+        }
 
     master = stack.gunicorn.pid
     result, t = under_load(stack, paths, 45, fault)
@@ -326,8 +343,18 @@ def postgres_fault(stack: Stack, paths: list[str]) -> dict:
         "recovery_seconds": round(t["recovered"] - t["up"], 1),
         "readyz_down": t["readyz_down"],
         "readyz_after": readyz_after,
+        "uncached_down": t["uncached_down"],
+        "retry_after": t["retry_after"],
+        "cached_down": t["cached_down"],
         "same_app": stack.gunicorn.poll() is None and stack.gunicorn.pid == master,
-        "passed": before["5xx"] == 0 and after["5xx"] == 0 and readyz_after == 200 and stack.gunicorn.poll() is None,
+        "passed": before["5xx"] == 0
+        and after["5xx"] == 0
+        and during["500"] == 0
+        and t["uncached_down"] == 503
+        and bool(t["retry_after"])
+        and t["cached_down"] == "200 hit"
+        and readyz_after == 200
+        and stack.gunicorn.poll() is None,
     }
 
 
@@ -369,11 +396,13 @@ def redis_fault(stack: Stack, paths: list[str]) -> dict:
     }
 
 
-def scheduler_fault(stack: Stack, page_id: int) -> dict:
+def scheduler_fault(stack: Stack, page_id: int, failing_id: int) -> dict:
     stack.scheduler_start()
     time.sleep(5)
     stack.scheduler.send_signal(signal.SIGKILL)
     stack.scheduler.wait()
+    # Due first, and failing: its revision names a slug another article has.
+    failing = stack.state("schedule_failing", str(failing_id), "3")
     scheduled = stack.state("schedule", str(page_id), "5")
     time.sleep(15)  # the go-live passes with no scheduler running
     overdue = stack.state("status", str(page_id))
@@ -386,14 +415,23 @@ def scheduler_fault(stack: Stack, page_id: int) -> dict:
     published_after = time.time() - restarted
     served = get(status["url"])[0] if status["live"] else 0
     listed = get("/blog/")
+    failed = stack.state("status", str(failing_id))
     return {
+        "failing_slug_kept": failed["slug"] != failing["slug"],
+        "failing_still_scheduled": failed["scheduled"],
+        "failing_reported": failed["failure"],
         "live_before_go_live": scheduled["live"],
         "live_while_overdue": overdue["live"],
         "live_after_restart": status["live"],
         "seconds_after_restart": round(published_after, 1),
         "article_status": served,
         "blog_index_status": listed[0],
-        "passed": not overdue["live"] and status["live"] and served == 200,
+        "passed": not overdue["live"]
+        and status["live"]
+        and served == 200
+        and failed["slug"] != failing["slug"]
+        and failed["scheduled"]
+        and bool(failed["failure"]),
     }
 
 
@@ -438,7 +476,9 @@ def report(info: dict, paths: list[str], load: dict, pg: dict, rd: dict, sched: 
         "",
         f"**PostgreSQL restarted** (wrk -c16, 45 s; down {pg['down_seconds']} s): before the stop "
         f"{win(pg['before'])}; while down (until 3 s after the restart) {win(pg['during'])}; "
-        f"after {win(pg['after'])}. First search served {pg['recovery_seconds']} s after the restart, "
+        f"after {win(pg['after'])}. While down, an uncached search answered {pg['uncached_down']} "
+        f"(Retry-After {pg['retry_after']}) and a cached page {pg['cached_down']}; 500s while down: "
+        f"{pg['during']['500']}. First search served {pg['recovery_seconds']} s after the restart, "
         f"by the same gunicorn ({'not restarted' if pg['same_app'] else 'RESTARTED'}). /readyz while down "
         f"{pg['readyz_down']}, after {pg['readyz_after']}. wrk: {statuses(pg['wrk'])}. "
         f"{ok if pg['passed'] else '**FAIL**'}.",
@@ -451,7 +491,10 @@ def report(info: dict, paths: list[str], load: dict, pg: dict, rd: dict, sched: 
         f"**Scheduler killed** (SIGKILL) with an article scheduled 5 s ahead, restarted 15 s later: live "
         f"while overdue: {sched['live_while_overdue']}; live {sched['seconds_after_restart']} s after the "
         f"restart: {sched['live_after_restart']}; the article answered {sched['article_status']}. "
-        f"{ok if sched['passed'] else '**FAIL**'}.",
+        f"Beside it, an article due 2 s earlier whose revision names a sibling's slug: not "
+        f"published (slug kept: {sched['failing_slug_kept']}), still scheduled "
+        f"{sched['failing_still_scheduled']}, reported as "
+        f"“{sched['failing_reported']}”. {ok if sched['passed'] else '**FAIL**'}.",
         "",
         "**Nothing lost** (compared after all the faults above): "
         + "; ".join(f"{name}: {'yes' if value else 'NO'}" for name, value in kept.items())
@@ -526,7 +569,7 @@ def main() -> int:
         rd = redis_fault(stack, paths)
         print(rd, flush=True)
         print("scheduler kill...", flush=True)
-        sched = scheduler_fault(stack, ids["scheduled"])
+        sched = scheduler_fault(stack, ids["scheduled"], ids["failing"])
         print(sched, flush=True)
         kept = compare(before, stack.state("snapshot", json.dumps(ids)))
         info["load_after"] = load_average()

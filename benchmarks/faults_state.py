@@ -6,7 +6,10 @@ article to schedule, an uploaded image and a document, and prints their ids as J
 draft with a SHA-256 of its content, whether the draft is live, and a SHA-256 of every media file.
 ``schedule PAGE_ID SECONDS`` schedules that page's latest revision to go live SECONDS from now
 (Wagtail's approved go-live, as a moderator's "publish" with a future go-live time does).
-``status PAGE_ID`` prints whether the page is live and its URL.
+``schedule_failing PAGE_ID SECONDS`` schedules a revision of that (live) page for SECONDS from
+now whose slug another article already has, so it cannot be published when it is due.
+``status PAGE_ID`` prints whether the page is live, its URL, whether a revision of it is still
+scheduled and the scheduler's recorded failure for it ("" if none).
 
 Each command prints one JSON object on its last line.
 """
@@ -39,6 +42,7 @@ from wagtail.models import Page, Revision  # noqa: E402
 from PIL import Image as PILImage  # noqa: E402
 
 from blog.models import ArticlePage  # noqa: E402
+from home.operations.models import ScheduledPublishFailure  # noqa: E402
 
 
 def _sha(data: bytes) -> str:
@@ -70,7 +74,17 @@ def prepare() -> dict:
     document = get_document_model().objects.create(
         title="Fault-run document", file=ContentFile(b"Notes that must survive.\n" * 100, name="fault-run.txt")
     )
-    return {"draft": draft.pk, "scheduled": scheduled.pk, "image": image.pk, "document": document.pk}
+    # Live (with a live revision), so scheduling a change leaves its page row as it is.
+    failing = source.copy(
+        to=parent, update_attrs={"title": "Fault-run failing", "slug": "fault-run-failing"}, keep_live=True
+    )
+    return {
+        "draft": draft.pk,
+        "scheduled": scheduled.pk,
+        "failing": failing.pk,
+        "image": image.pk,
+        "document": document.pk,
+    }
 
 
 def snapshot(ids: dict) -> dict:
@@ -107,9 +121,26 @@ def schedule(page_id: int, seconds: int) -> dict:
     return {"live": page.live, "go_live_at": page.go_live_at.isoformat()}
 
 
+def schedule_failing(page_id: int, seconds: int) -> dict:
+    """Schedule a revision of the page whose slug a sibling has (as if taken meanwhile: saved
+    unvalidated, since the editor's form would refuse it today)."""
+    page = Page.objects.get(pk=page_id).specific
+    page.go_live_at = timezone.now() + timedelta(seconds=seconds)
+    page.slug = page.get_siblings(inclusive=False).exclude(slug="").first().slug
+    page.save_revision(clean=False).publish()
+    return {"slug": page.slug, "go_live_at": page.go_live_at.isoformat()}
+
+
 def status(page_id: int) -> dict:
     page = Page.objects.get(pk=page_id)
-    return {"live": page.live, "url": page.url}
+    failure = ScheduledPublishFailure.objects.filter(revision__object_id=str(page_id)).first()
+    return {
+        "live": page.live,
+        "url": page.url,
+        "slug": page.slug,
+        "scheduled": page.revisions.filter(approved_go_live_at__isnull=False).exists(),
+        "failure": failure.error if failure else "",
+    }
 
 
 if __name__ == "__main__":
@@ -120,6 +151,8 @@ if __name__ == "__main__":
         result = snapshot(json.loads(args[0]))
     elif command == "schedule":
         result = schedule(int(args[0]), int(args[1]))
+    elif command == "schedule_failing":
+        result = schedule_failing(int(args[0]), int(args[1]))
     elif command == "status":
         result = status(int(args[0]))
     else:

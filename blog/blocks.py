@@ -71,13 +71,16 @@ class HeadingBlock(blocks.StructBlock):
     """
 
     text = blocks.CharBlock(max_length=120, help_text="Keep it short: it also appears in the contents list.")
+    # Settings, not text readers see: kept out of the search index (search_index=False).
     level = blocks.ChoiceBlock(
         choices=[("h2", "Section (h2)"), ("h3", "Subsection (h3)")],
         default="h2",
         help_text="Use h3 only inside an h2 section.",
+        search_index=False,
     )
     anchor = blocks.CharBlock(
         required=False,
+        search_index=False,
         max_length=80,
         help_text="Optional link id, e.g. 'break-even'. Leave blank to derive it from the heading.",
     )
@@ -343,6 +346,7 @@ class CodeBlock(blocks.StructBlock):
     language = blocks.ChoiceBlock(
         choices=[(value, label) for value, label, _lexer in CODE_LANGUAGES],
         default="python",
+        search_index=False,  # a setting: readers see highlighted code, not the language's name
     )
     filename = blocks.CharBlock(required=False, max_length=120, help_text="Optional, e.g. 'cost_per_token.py'.")
     source = blocks.TextBlock(rows=10, help_text="Paste the code as it should be shown.")
@@ -408,6 +412,12 @@ class DataTableBlock(TableBlock):
             },
         )
         super().__init__(**kwargs)
+
+    def get_searchable_content(self, value):
+        """The cells (Wagtail's TableBlock) and the caption: the text readers see, not the
+        header settings."""
+        caption = (value or {}).get("table_caption") or ""
+        return [*super().get_searchable_content(value), *([caption] if caption.strip() else [])]
 
     class Meta:
         icon = "table"
@@ -535,6 +545,7 @@ class CalloutBlock(blocks.StructBlock):
     kind = blocks.ChoiceBlock(
         choices=[("note", "Note"), ("warning", "Warning"), ("takeaway", "Key takeaway")],
         default="note",
+        search_index=False,  # the box's label, the same on every callout of its kind
     )
     title = blocks.CharBlock(required=False, max_length=120)
     text = ArticleRichTextBlock(features=PARAGRAPH_FEATURES)
@@ -688,6 +699,7 @@ class CallToActionBlock(blocks.StructBlock):
     label = blocks.CharBlock(max_length=40, default="Schedule demo")
     url = blocks.CharBlock(
         required=False,
+        search_index=False,  # where the button goes, not text readers see
         max_length=255,
         validators=[validate_link],
         help_text="Leave blank to use the site's 'Schedule demo' link.",

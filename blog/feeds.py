@@ -15,6 +15,7 @@ from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
 from wagtail.images.models import SourceImageIOError
 
 from home.models import SOCIAL_IMAGE_SPEC
+from home.public_pages import in_request_site
 from home.seo import absolute_url, site_name
 
 # The newest articles a feed carries: enough for a reader who checks weekly, small enough to
@@ -55,7 +56,13 @@ class ArticleRssFeed(Feed):
         from blog.models import ArticlePage, TopicPage
 
         articles = ArticlePage.objects.for_listing()
-        articles = articles.filter(topics=page) if isinstance(page, TopicPage) else articles.child_of(page)
+        # A topic's feed: articles with the topic in this site only (another site's articles
+        # may carry it too).
+        articles = (
+            in_request_site(articles.filter(topics=page), self.request)
+            if isinstance(page, TopicPage)
+            else articles.child_of(page)
+        )
         return articles[:FEED_SIZE]
 
     def item_title(self, article):

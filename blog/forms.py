@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 
-from wagtail.admin.forms import WagtailAdminPageForm
 from wagtail.blocks import StreamBlockValidationError, StructBlockValidationError
 
 from home.image_uploads.sizes import CARD_IMAGE_MIN_SIZE, SOCIAL_IMAGE_MIN_SIZE, displayed_size, too_small_message
+from home.page_forms import BasePageForm
 
 # Limits on Wagtail's own page fields (characters). Titles: the longest demo title is 80 and
 # cards wrap to three lines past about 100. SEO title and description: what search engines show
@@ -52,7 +52,7 @@ def limit_length(field, max_length: int) -> None:
     field.widget.attrs["maxlength"] = str(max_length)
 
 
-class ArticleLimitsForm(WagtailAdminPageForm):
+class ArticleLimitsForm(BasePageForm):
     """Article editor form: title/SEO limits, and card/social images big enough for their crops."""
 
     def __init__(self, *args, **kwargs):

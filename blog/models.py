@@ -26,7 +26,7 @@ from wagtail.search.tasks import insert_or_update_object_task
 
 from home.caching import site_chrome
 from home.models import SOCIAL_IMAGE_SPEC, BasePage
-from home.public_pages import exclude_private
+from home.public_pages import exclude_private, in_request_site
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
@@ -326,7 +326,8 @@ class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
         blog_index = blog_index_at(self.path[: -self.steplen])
-        articles = ArticlePage.objects.listed().filter(topics=self)
+        # This site's articles with the topic (another site's articles may carry it too).
+        articles = in_request_site(ArticlePage.objects.listed().filter(topics=self), request)
         context.update(self.listing_context(request, blog_index, articles))
         return context
 
@@ -445,10 +446,18 @@ class ArticlePage(BasePage):
     class Meta:
         verbose_name = "article"
 
+    # A copy is a new article (issue 15): it is dated when it is itself first published, and
+    # starts with no schedule; reviewer links belong to the original (they are not child
+    # relations, so Wagtail never copies them).
+    exclude_fields_in_copy = ["date_published", "first_published_at", "go_live_at", "expire_at", "expired"]
+
     def save(self, *args, **kwargs):
         # The reader-facing date is set once, on first publication (Wagtail sets
-        # first_published_at just before saving the published revision).
-        if self.live and self.date_published is None:
+        # first_published_at just before saving the published revision). Wagtail's create view
+        # saves a page scheduled for later as live before its publish action takes it offline:
+        # such a page is dated when it goes live, not when Schedule was pressed.
+        going_live_later = self.go_live_at is not None and self.go_live_at > timezone.now()
+        if self.live and self.date_published is None and not going_live_later:
             self.date_published = self.first_published_at or timezone.now()
         result = super().save(*args, **kwargs)
         # The search index is updated on post_save, which modelcluster sends before it writes

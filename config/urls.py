@@ -39,3 +39,6 @@ urlpatterns += [path("", include(wagtail_urls))]
 
 # Over-size form posts get the explanatory 413 page (home/request_limits.py).
 handler400 = "home.request_limits.bad_request"
+
+# A database outage is a 503 with Retry-After, other errors Django's 500 (home/operations/outages.py).
+handler500 = "home.operations.outages.server_error"

@@ -11,6 +11,7 @@ from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
 from .caching import site_chrome
+from .page_forms import BasePageForm
 from .public_pages import restricted_paths, route_in_two_queries
 
 # Links editors type must be site paths, http(s) or mailto URLs: never ``javascript:`` and friends.
@@ -69,6 +70,9 @@ class BasePage(Page):
         *Page.promote_panels,
         MultiFieldPanel([FieldPanel("social_image")], heading="Social sharing"),
     ]
+
+    # Clears an expiry already carried out instead of refusing it (home/page_forms.py).
+    base_form_class = BasePageForm
 
     class Meta:
         abstract = True

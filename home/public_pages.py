@@ -133,3 +133,14 @@ def _resolves(cls, components: list[str]) -> bool:
 def _specific(cls, pk):
     """The page of type ``cls``, with the relations its template always needs (``serve_select_related``)."""
     return cls.objects.select_related(*getattr(cls, "serve_select_related", ())).get(pk=pk)
+
+
+def in_request_site(queryset, request):
+    """``queryset`` (any page queryset, search querysets included) narrowed to the Wagtail site
+    serving ``request``: its root page and the pages under it (``PageQuerySet.in_site``, a tree
+    path prefix, which the search backends filter on). No pages when no site serves the request
+    (no default site and an unknown host). No query once the site is remembered."""
+    from wagtail.models import Site
+
+    site = Site.find_for_request(request)
+    return queryset.in_site(site) if site is not None else queryset.none()

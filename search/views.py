@@ -28,7 +28,7 @@ from wagtail.search.utils import normalise_query_string
 from blog.listings import paginate_listing, prefetch_cards
 from blog.models import ArticlePage, TopicPage
 from home.caching import site_chrome
-from home.public_pages import exclude_private, exclude_private_by_path, next_expiry
+from home.public_pages import exclude_private, exclude_private_by_path, in_request_site, next_expiry
 
 from .backends import INDEXED_TEXT_ATTRIBUTE
 from .highlight import excerpt, highlight, query_terms
@@ -68,8 +68,9 @@ def clean_query(raw: str, max_length: int = MAX_QUERY_LENGTH) -> str:
     return " ".join(word for word in text.split() if _WORD_CHAR.search(word))[:max_length]
 
 
-def searchable_articles():
-    """Articles readers may find: live, public and not past their expiry time.
+def searchable_articles(request):
+    """Articles readers of the site serving ``request`` may find: in that site, live, public and
+    not past their expiry time.
 
     Privacy through ``exclude_private_by_path`` (no query while the site chrome is remembered,
     one otherwise; the form search backends accept) rather than Wagtail's ``public()``, which
@@ -78,12 +79,13 @@ def searchable_articles():
     ``live`` alone is not enough: an expired page stays live until ``publish_scheduled``
     next runs.
     """
-    return exclude_private_by_path(ArticlePage.objects.live()).exclude(expire_at__lte=timezone.now())
+    articles = exclude_private_by_path(ArticlePage.objects.live()).exclude(expire_at__lte=timezone.now())
+    return in_request_site(articles, request)
 
 
-def searchable_topics():
-    """Topic pages readers may find: live and public."""
-    return exclude_private_by_path(TopicPage.objects.live())
+def searchable_topics(request):
+    """Topic pages readers of the site serving ``request`` may find: in that site, live and public."""
+    return in_request_site(exclude_private_by_path(TopicPage.objects.live()), request)
 
 
 def _body_text(article) -> str:
@@ -197,7 +199,10 @@ def search(request):
     if raw_query.strip() and not query:
         notices.append("Your search had no letters or digits to search for.")
 
-    topics = site_chrome.memoized("search-topics", lambda: list(searchable_topics().order_by("title")))
+    site = Site.find_for_request(request)
+    topics = site_chrome.memoized(
+        ("search-topics", site.pk if site else None), lambda: list(searchable_topics(request).order_by("title"))
+    )
     topic = None
     raw_topic = request.GET.get("topic", "")
     if raw_topic:
@@ -264,7 +269,7 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
     for a ``page`` that is not a page of results."""
     # The card image comes with each result (the matching itself reads keys only); bodies are not
     # read (the excerpt comes from the index).
-    articles = searchable_articles().defer_streamfields().select_related("image")
+    articles = searchable_articles(request).defer_streamfields().select_related("image")
     if sort == SORT_NEWEST:
         matches = articles.order_by(F("date_published").desc(nulls_last=True), "-id").search(
             query, order_by_relevance=False
@@ -296,7 +301,9 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
         }
         for article in articles_on_page
     ]
-    matching_topics = list(searchable_topics().search(query)[:5]) if results.number == 1 and topic is None else []
+    matching_topics = []
+    if results.number == 1 and topic is None:
+        matching_topics = list(searchable_topics(request).search(query)[:5])
     html = render_to_string(
         "search/results.html",
         {
@@ -333,7 +340,7 @@ def autocomplete(request):
     query = clean_query(request.GET.get("q", ""), max_length=AUTOCOMPLETE_MAX_LENGTH)
     results = []
     if query:
-        for page in searchable_articles().autocomplete(query)[:AUTOCOMPLETE_LIMIT]:
+        for page in searchable_articles(request).autocomplete(query)[:AUTOCOMPLETE_LIMIT]:
             results.append({"title": page.title, "url": page.get_url(request)})
     response = JsonResponse({"query": query, "results": results})
     response["Cache-Control"] = "public, max-age=60"

@@ -12,8 +12,8 @@ from wagtail.models import PageLogEntry
 import pytest
 import time_machine
 
-from blog.management.commands.run_scheduler import ADVISORY_LOCK_KEY
 from blog.models import ArticlePage
+from home.operations.management.commands.run_scheduler import ADVISORY_LOCK_KEY
 
 from .admin_forms import article_form_data
 from .factories import ArticlePageFactory

@@ -56,7 +56,7 @@ def test_load_demo_puts_the_site_at_the_configured_address(client, demo, setting
     ],
 )
 def test_site_address_from_a_root_url(url, expected):
-    from blog.management.commands.load_demo import site_host_and_port
+    from blog.demo.management.commands.load_demo import site_host_and_port
 
     assert site_host_and_port(url) == expected
 
@@ -65,7 +65,7 @@ def test_site_address_from_a_root_url(url, expected):
     "url", ["127.0.0.1:8000", "ftp://x", "http://", "http://x/blog/", "http://x:99999", "https://x:8443"]
 )
 def test_a_malformed_site_root_url_is_refused(url):
-    from blog.management.commands.load_demo import site_host_and_port
+    from blog.demo.management.commands.load_demo import site_host_and_port
 
     with pytest.raises(CommandError):
         site_host_and_port(url)

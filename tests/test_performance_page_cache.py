@@ -16,7 +16,7 @@ import time_machine
 
 from home.models import SiteChromeSettings
 
-from .factories import ArticlePageFactory, AuthorFactory
+from .factories import ArticlePageFactory, AuthorFactory, HomePageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -246,3 +246,41 @@ def test_a_cached_page_is_not_served_past_an_expiry_time_on_it(client, demo):
     with time_machine.travel(timezone.now() + timedelta(seconds=45), tick=False):
         html, state = read(client, "/blog/")
         assert "Expiring soon" not in html and state == "miss"
+
+
+# Keyed on the site's canonical host ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "hosts",
+    [
+        ["localhost:1", "localhost:2", "localhost:65535"],
+        ["localhost", "LOCALHOST", "LocalHost:8000"],
+        ["127.0.0.1:9", "127.0.0.1:10", "testserver"],
+    ],
+)
+@pytest.mark.parametrize("path", ["/", "/blog/", "/blog/?page=2"])
+def test_every_host_of_one_site_shares_one_cached_copy(client, demo, hosts, path):
+    """The default site answers every unknown host; each page is stored once for it, not once
+    per ``Host`` header, and the copy served names the site's own root URL."""
+    root_url = Site.objects.get(is_default_site=True).root_url
+    first = client.get(path, HTTP_HOST=hosts[0])
+    assert first.status_code == 200 and first["X-Page-Cache"] == "miss"
+    for host in hosts[1:]:
+        response = client.get(path, HTTP_HOST=host)
+        assert response["X-Page-Cache"] == "hit", host
+        assert response.content == first.content
+    if path == "/":
+        assert f'href="{root_url}/"' in first.content.decode()
+
+
+def test_two_sites_keep_their_own_copies(client, demo):
+    other_root = HomePageFactory(parent=demo.home.get_parent(), title="Other site", slug="other-site")
+    site = Site.objects.create(hostname="127.0.0.1", port=80, root_page=other_root, site_name="Other")
+    SiteChromeSettings.for_site(site)  # made on first use otherwise, which starts a new generation
+    default = client.get("/", HTTP_HOST="localhost")
+    other = client.get("/", HTTP_HOST="127.0.0.1")
+    assert other["X-Page-Cache"] == "miss"
+    assert "Other site" in other.content.decode() and default.content != other.content
+    assert client.get("/", HTTP_HOST="127.0.0.1")["X-Page-Cache"] == "hit"
+    assert client.get("/", HTTP_HOST="localhost:1")["X-Page-Cache"] == "hit"

@@ -170,8 +170,21 @@ def test_behind_the_proxy_the_lock_is_per_client_address_not_the_proxys(axes_on,
         (["10.0.0.10"], "10.0.0.10", "198.51.100.1, 203.0.113.9", "203.0.113.9"),
         (["10.0.0.10"], "10.0.0.10", "not-an-address", "10.0.0.10"),
         (["10.0.0.10"], "10.0.0.10", "", "10.0.0.10"),
+        (["10.0.0.10"], "10.0.0.10", " , ", "10.0.0.10"),
         (["10.0.0.10"], "192.0.2.50", "203.0.113.9", "192.0.2.50"),
-        (["*"], "10.244.1.7", "2001:db8::1", "2001:db8::1"),
+        # The default trusts no proxy: whatever the peer, the header is ignored.
+        ([], "127.0.0.1", "203.0.113.9", "127.0.0.1"),
+        ([], "10.0.0.10", "203.0.113.9", "10.0.0.10"),
+        ([], "::1", "2001:db8::1", "::1"),
+        # Kubernetes: the ingress pods' network, behind a cloud load balancer that is listed too.
+        (["10.244.0.0/16"], "10.244.1.7", "2001:db8::1", "2001:db8::1"),
+        (["10.244.0.0/16", "10.0.0.2"], "10.244.1.7", "198.51.100.1, 203.0.113.9, 10.0.0.2", "203.0.113.9"),
+        (["10.244.0.0/16"], "10.245.0.1", "203.0.113.9", "10.245.0.1"),
+        (["10.244.0.0/16", "2001:db8:ffff::/48"], "2001:db8:ffff::5", "203.0.113.9", "203.0.113.9"),
+        # Every entry a proxy: the left-most is the nearest thing to a client there is.
+        (["10.0.0.0/8"], "10.0.0.1", "10.0.0.2, 10.0.0.3", "10.0.0.2"),
+        # A forged entry the nearest proxy did not add is never reached.
+        (["10.0.0.10"], "10.0.0.10", "10.0.0.10, 203.0.113.9", "203.0.113.9"),
     ],
 )
 def test_client_address_for_throttling(rf, settings, trusted, remote, forwarded, expected):
@@ -180,3 +193,20 @@ def test_client_address_for_throttling(rf, settings, trusted, remote, forwarded,
     settings.TRUSTED_PROXY_IPS = trusted
     request = rf.get("/admin/login/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
     assert client_ip(request) == expected
+
+
+@pytest.mark.parametrize("entry", ["*", "everyone", "10.0.0.300", "10.0.0.0/33", "localhost"])
+def test_trusted_proxies_must_be_addresses_or_networks(rf, settings, entry):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from home.staff_security.client_ip import client_ip
+
+    settings.TRUSTED_PROXY_IPS = [entry]
+    with pytest.raises(ImproperlyConfigured):
+        client_ip(rf.get("/admin/login/", REMOTE_ADDR="10.0.0.10", HTTP_X_FORWARDED_FOR="203.0.113.9"))
+
+
+def test_the_default_trusts_no_proxy():
+    from django.conf import settings
+
+    assert settings.TRUSTED_PROXY_IPS == []

@@ -36,12 +36,12 @@ def home_blog_index(home):
 
 
 @register.simple_tag
-def latest_articles(count):
-    """The ``count`` newest articles readers can see, with what their cards show prefetched
-    (a list; empty when ``count`` is 0)."""
+def latest_articles(home, count):
+    """The ``count`` newest articles under ``home`` (its site's articles only) that readers can
+    see, with what their cards show prefetched (a list; empty when ``count`` is 0)."""
     from blog.models import ArticlePage
 
-    return list(ArticlePage.objects.for_listing()[:count]) if count else []
+    return list(ArticlePage.objects.for_listing().descendant_of(home)[:count]) if count else []
 
 
 def _blog_index(request, context=None):

@@ -95,6 +95,8 @@ MIDDLEWARE = [
     "django.middleware.gzip.GZipMiddleware",
     # Before sessions and auth: a cache hit skips them (home/caching/page_cache.py).
     "home.caching.page_cache.PageCacheMiddleware",
+    # A host no Wagtail site serves (no default site): a static 404 for every public URL.
+    "home.unknown_host.UnknownHostMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -318,9 +320,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "account_locked.html"
 AXES_VERBOSE = False
-# Behind the proxy: the client's address from X-Forwarded-For set by these proxies (home/staff_security/client_ip.py).
-# The same variable tells gunicorn whom to trust for forwarded headers; default: a proxy on this machine.
-TRUSTED_PROXY_IPS = env_list("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+# Behind the proxy: the client's address from X-Forwarded-For, believed only from these proxy
+# addresses or networks (home/staff_security/client_ip.py). Default none: X-Forwarded-For ignored.
+TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXIES", "")
 AXES_CLIENT_IP_CALLABLE = "home.staff_security.client_ip.client_ip"
 
 # Staff two-step verification (TOTP, django-otp; home/staff_security/mfa.py). With STAFF_MFA_REQUIRED on,
@@ -401,8 +403,16 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        # A Redis outage: one warning per interval, not a traceback per cache call (home/operations/log_throttle.py).
+        "once_per_interval": {
+            "()": "home.operations.log_throttle.OncePerInterval",
+            "seconds": float(os.environ.get("OUTAGE_LOG_INTERVAL_SECONDS", "60")),
+        },
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
+        "django_redis.cache": {"filters": ["once_per_interval"]},
         # Django's default config gives "django" its own console handler; route it through ours
         # only, so each line prints once.
         "django": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO"), "propagate": False},

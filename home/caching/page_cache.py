@@ -13,7 +13,9 @@ are rare next to reads and a cold page costs a few milliseconds and a fixed numb
 Which requests are cached: GET/HEAD without a session cookie (so never a logged-in editor), not
 under the admin or document URLs, and whose query string is empty or only ``?page=`` (so a search
 with a query is never cached). Which responses: 200s that set no cookie and did not use a CSRF
-token. Both the generation and the page are read in one cache round trip (``get_many``).
+token. A hit costs two cache round trips (the generation, then the page) and, once the process
+has seen the request's host in this generation, no SQL query. Pages are keyed on the root URL
+of the Wagtail site serving them (``canonical_host``), not on the raw ``Host`` header.
 """
 
 import hashlib
@@ -21,10 +23,13 @@ import uuid
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import DatabaseError
 from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import quote_etag
+
+from wagtail.models import Site
 
 from home.public_pages import next_expiry
 
@@ -32,6 +37,7 @@ from . import site_chrome
 
 GENERATION_KEY = "page-cache:generation"
 PAGE_KEY_PREFIX = "page-cache:page:"
+HOST_KEY_PREFIX = "page-cache:root-url:"
 UNCACHED_PREFIXES = ("/admin/", "/documents/")
 # Health probes pass straight through: liveness must not wait on Redis or the database.
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
@@ -71,9 +77,38 @@ def is_cacheable_response(request, response) -> bool:
     )
 
 
+def canonical_host(request) -> str:
+    """The host a request's page is cached under: the root URL of the Wagtail ``Site`` serving it
+    (``Site.root_url``, e.g. ``https://example.com``), so every Host header that reaches one site
+    (``localhost:1``, ``localhost:2``, ``LOCALHOST``...) shares one copy of each page. Pages build
+    their absolute URLs from the same root URL (``home.seo``), so the copies would be identical.
+    Without a matching site (no default site, unknown host) the raw host is used; such requests
+    get a 404, which is never stored."""
+    host = request.get_host()
+    try:
+        site_chrome.attach_site(request)  # the memoized Site, where Site.find_for_request looks first
+        site = Site.find_for_request(request)
+    except DatabaseError:
+        # Database down (a new process, or a new generation): the root URL this host had when it
+        # was last looked up, so cached pages keep being served (home/operations/outages.py).
+        root_url = cache.get(HOST_KEY_PREFIX + host)
+        if root_url is None:
+            raise
+        return root_url
+    root_url = site.root_url if site is not None else f"unmatched:{host}"
+    # Remembered in the shared cache once per host and generation in this process, as long as the
+    # pages it would serve (so a flood of Host headers cannot grow it beyond the pages' lifetime).
+    site_chrome.memoized(
+        ("canonical-host", host),
+        lambda: cache.set(HOST_KEY_PREFIX + host, root_url, settings.PAGE_CACHE_SECONDS),
+    )
+    return root_url
+
+
 def page_key(request) -> str:
-    """The cache key of a request's page: scheme, host, path and ``?page=``, hashed to a fixed length."""
-    url = f"{request.scheme}://{request.get_host()}{request.path}?page={request.GET.get('page', '')}"
+    """The cache key of a request's page: scheme, site root URL (``canonical_host``), path and
+    ``?page=``, hashed to a fixed length."""
+    url = f"{request.scheme}|{canonical_host(request)}{request.path}?page={request.GET.get('page', '')}"
     return PAGE_KEY_PREFIX + hashlib.sha256(url.encode()).hexdigest()
 
 
@@ -107,20 +142,7 @@ class PageCacheMiddleware:
         cacheable = is_cacheable_request(request)
         seconds = settings.PAGE_CACHE_SECONDS if cacheable else 0
         generation = None
-        if seconds:
-            key = page_key(request)
-            found = cache.get_many([GENERATION_KEY, key])
-            generation = found.get(GENERATION_KEY) or bump_generation()
-            entry = found.get(key)
-            valid_until = entry.get("valid_until") if entry else None
-            if valid_until is not None and timezone.now() >= valid_until:
-                entry = None  # a page on it reached its expiry time (see ``next_expiry``)
-            if entry and entry["generation"] == generation:
-                response = HttpResponse(entry["content"], status=entry["status"])
-                for name, value in entry["headers"]:
-                    response[name] = value
-                return self._public(request, response, entry["etag"], "hit")
-        elif settings.SITE_CHROME_CACHE:
+        if seconds or settings.SITE_CHROME_CACHE:
             generation = cache.get(GENERATION_KEY) or bump_generation()
 
         # The generation is read before rendering: a change committed while this page renders
@@ -128,6 +150,18 @@ class PageCacheMiddleware:
         # site chrome remembered while it renders is dropped at the next request.
         chrome = site_chrome.begin_request(generation) if generation else None
         try:
+            if seconds:
+                # The key needs the request's site, which the memo (begun above) keeps per host.
+                key = page_key(request)
+                entry = cache.get(key)
+                valid_until = entry.get("valid_until") if entry else None
+                if valid_until is not None and timezone.now() >= valid_until:
+                    entry = None  # a page on it reached its expiry time (see ``next_expiry``)
+                if entry and entry["generation"] == generation:
+                    response = HttpResponse(entry["content"], status=entry["status"])
+                    for name, value in entry["headers"]:
+                        response[name] = value
+                    return self._public(request, response, entry["etag"], "hit")
             site_chrome.attach_site(request)
             response = self.get_response(request)
             # Read while the site chrome is remembered: no query once per generation.

@@ -1,6 +1,10 @@
-"""``manage.py run_scheduler``: run Wagtail's ``publish_scheduled`` every minute, one run at a time.
+"""``manage.py run_scheduler``: carry out scheduled go-lives and expiries every minute, one run at a time.
 
-Wagtail's command reads the due revisions, then publishes them one by one; two copies running at
+Each run does what Wagtail's ``publish_scheduled`` does, one change per transaction
+(``home.operations.scheduled_publishing``): a revision that cannot be published is reported and
+retried, and never holds back the others.
+
+A run reads the due revisions, then publishes them one by one; two copies running at
 once (two ``make run``s, a cron entry beside the loop, a redeploy overlapping the old process)
 could both read the same revision and publish it twice. Each run here therefore holds a
 database-wide lock:
@@ -15,12 +19,13 @@ database-wide lock:
 import time
 from contextlib import contextmanager
 
-from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
 from search.retention import trim_search_log
+
+from ...scheduled_publishing import publish_due_changes
 
 # Any fixed 64-bit number, the same in every process of this site: "cedana" in ASCII.
 ADVISORY_LOCK_KEY = 0x636564616E61
@@ -51,7 +56,8 @@ def scheduler_lock(using: str = DEFAULT_DB_ALIAS):
 
 class Command(BaseCommand):
     help = (
-        "Publish due revisions and unpublish expired pages (Wagtail's publish_scheduled) every "
+        "Publish due revisions and unpublish expired pages (as Wagtail's publish_scheduled, one "
+        "change at a time: a failing revision is reported and retried) every "
         "--interval seconds until stopped, and trim the search log once a day. Safe to run twice: "
         "runs take a database lock."
     )
@@ -61,13 +67,19 @@ class Command(BaseCommand):
         parser.add_argument("--once", action="store_true", help="Run once and exit (e.g. from cron).")
 
     def run_once(self) -> bool:
-        """One ``publish_scheduled`` run under the lock; False if another scheduler held it."""
+        """One run of ``publish_due_changes`` under the lock; False if another scheduler held it."""
         with scheduler_lock() as acquired:
             if not acquired:
                 self.stdout.write("Another scheduler is publishing; skipping this run.")
                 return False
-            call_command("publish_scheduled", stdout=self.stdout, stderr=self.stderr)
-            return True
+            run = publish_due_changes()
+        for obj in run.unpublished:
+            self.stdout.write(f"Unpublished (expired): {obj}")
+        for revision in run.published:
+            self.stdout.write(f"Published: {revision.object_str}")
+        for item, error in run.failed_expiries + run.failed_go_lives:
+            self.stderr.write(f"Could not carry out the scheduled change of {item}: {error}")
+        return True
 
     def trim_search_log_daily(self) -> None:
         """Apply the search log's age limit once a day (``search.retention``; searches trim the

@@ -23,6 +23,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 WHITENOISE_AUTOREFRESH = True
+# The suite publishes the demo's 98 articles at start-up; their renditions are made on demand by
+# the tests that show images (tests/test_blog_demo.py checks both ways).
+BLOG_RENDITIONS_ON_PUBLISH = False
 LOGGING = {"version": 1, "disable_existing_loggers": False}
 # Django's test client logs in without a request, which django-axes refuses; the lockout tests
 # switch it back on (tests/test_security_login.py).

@@ -11,9 +11,11 @@ pytestmark = pytest.mark.django_db
 BREAK_EVEN = "/blog/how-much-utilization-improvement-do-you-need-to-break-even-on-gpu-checkpointing/"
 
 
-def test_every_demo_article_renders_with_its_seed_fields(client, demo):
+def test_demo_articles_render_with_their_fields(client, demo):
+    """Every eighth of the demo's 98 (the rest would only make more renditions; every body is
+    validated and rendered in tests/test_blog_demo.py)."""
     assert len(demo.articles) == 98
-    for article in demo.articles:
+    for article in demo.articles[::8]:
         response = client.get(article.url)
         assert response.status_code == 200, article.url
         html = response.content.decode()

@@ -4,8 +4,12 @@ The filter specs are the ones the templates ask for: cards and the featured card
 (components/article_card.html, components/featured_article.html), the article hero
 (pages/article_page.html), images in the body (components/streamfield/blocks/figure_block.html)
 and the 1200x630 social sharing crop. Keep them in step with the templates' ``{% picture %}`` tags.
+
+``BLOG_RENDITIONS_ON_PUBLISH = False`` (config/settings/test.py) leaves them to be made on demand:
+the suite publishes the demo's 98 articles at start-up and most tests never show an image.
 """
 
+from django.conf import settings
 from django.db import transaction
 
 from wagtail.images import get_image_model
@@ -59,6 +63,8 @@ def figure_image_ids(body) -> list[int]:
 
 
 def _on_article_published(sender, instance, **kwargs):
+    if not settings.BLOG_RENDITIONS_ON_PUBLISH:
+        return  # made on demand by the first page that shows them (the test settings' choice)
     image_ids = [pk for pk in (instance.image_id, instance.social_image_id) if pk]
     figures = figure_image_ids(instance.body)
     if image_ids or figures:

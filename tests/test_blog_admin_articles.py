@@ -30,7 +30,7 @@ def csv_rows(response):
 
 @pytest.fixture
 def lifecycle(demo):
-    """One article in each status besides plain "live" (the demo's 20 articles are live)."""
+    """One article in each status besides plain "live" (the demo's 98 articles are live)."""
     topic = demo.topics["gpu-costs"]
     now = timezone.now()
     make = lambda title, **kwargs: ArticlePageFactory(  # noqa: E731
@@ -73,7 +73,7 @@ def test_status_annotation_names_each_lifecycle_state(lifecycle):
     assert labels[lifecycle["scheduled"].pk] == "Scheduled"
     assert labels[lifecycle["live-draft"].pk] == "Live with newer draft"
     assert labels[lifecycle["expired"].pk] == "Expired"
-    assert sum(label == "Live" for label in labels.values()) == 20
+    assert sum(label == "Live" for label in labels.values()) == 98
 
 
 @pytest.mark.parametrize("user_fixture", ["editor", "moderator"])

@@ -11,15 +11,17 @@ pytestmark = pytest.mark.django_db
 BREAK_EVEN = "/blog/how-much-utilization-improvement-do-you-need-to-break-even-on-gpu-checkpointing/"
 
 
-def test_every_demo_article_renders_with_its_seed_fields(client, demo):
-    assert len(demo.articles) == 20
-    for article in demo.articles:
+def test_demo_articles_render_with_their_fields(client, demo):
+    """Every eighth of the demo's 98 (the rest would only make more renditions; every body is
+    validated and rendered in tests/test_blog_demo.py)."""
+    assert len(demo.articles) == 98
+    for article in demo.articles[::8]:
         response = client.get(article.url)
         assert response.status_code == 200, article.url
         html = response.content.decode()
         assert f'<h1 class="article__title">{escape(article.title)}</h1>' in html
         assert escape(article.summary) in html
-        assert "Cedana Editorial" in html
+        assert all(escape(author.name) in html for author in article.authors.all())
         assert len(article.body) >= 5
         assert len({block.block_type for block in article.body}) >= 3
 

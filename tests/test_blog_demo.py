@@ -1,23 +1,62 @@
-"""``load_demo`` builds the seed's site and is idempotent."""
+"""``load_demo`` builds the seed's site and is idempotent: the captured articles unchanged plus
+our own, 98 in all, with the captures' counts and paging ("All posts · 98", "Showing 7 of 7
+posts", "Showing 12 of 22 posts"); its drawings are cached on disk and renditions are left to
+the first reader in the test settings."""
 
 import io
 import json
+import logging
+import re
+from datetime import datetime
 from pathlib import Path
 
+from django.core.cache import caches
 from django.core.management import CommandError, call_command
+from django.utils.html import escape
 
 from wagtail.models import Page, Revision, Site
 
 import pytest
 
+from blog.demo import illustration_cache, illustrations
 from blog.forms import FIELD_LIMITS
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
-from home.models import HomePage, SiteImage
+from home.models import HomePage, SiteImage, SiteRendition
 
 pytestmark = pytest.mark.django_db
 
 FIXTURE = Path(__file__).resolve().parent.parent / "blog" / "demo" / "fixtures" / "demo_content.json"
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+# shared/seeds/ beside the checkout (/work/shared beside /work/main, or above a worktree).
+SEEDS = next(
+    (
+        folder / "shared" / "seeds"
+        for folder in Path(__file__).resolve().parents
+        if (folder / "shared" / "seeds").is_dir()
+    ),
+    Path(__file__).resolve().parents[2] / "shared" / "seeds",
+)
+FIXTURE_DATA = json.loads(FIXTURE.read_text())
+CAPTURED = [entry for entry in FIXTURE_DATA["articles"] if entry.get("captured")]
+OURS = [entry for entry in FIXTURE_DATA["articles"] if not entry.get("captured")]
+# A seed card: description, byline, title, summary, "read →" (shared/seeds/README.md).
+SEED_CARD = re.compile(r"^(Cedana\. Blueprint of .+)\n· Cedana Editorial\n\n(.+)\n\n(.+)\n\nread →", re.MULTILINE)
+
+
+def seed_cards(name: str) -> list[tuple[str, str, str]]:
+    """``(description, title, summary)`` of each card on a seed page, in the page's order."""
+    path = SEEDS / name
+    if not path.exists():
+        pytest.skip("shared/seeds is not beside this checkout")
+    return SEED_CARD.findall(path.read_text())
+
+
+def showing(html: str) -> str:
+    match = re.search(r"Showing [^<]*posts?", html)
+    return " ".join(match.group(0).split()) if match else ""
+
+
+def card_titles(html: str) -> list[str]:
+    return re.findall(r'<h[23] class="card__title"><a href="[^"]+">([^<]+)</a>', html)
 
 
 def counts():
@@ -29,13 +68,16 @@ def test_demo_builds_the_seed_site(demo):
     assert site.root_page.specific_class is HomePage
     assert BlogIndexPage.objects.get().url == "/blog/"
     assert {t.slug: t.articles.live().count() for t in TopicPage.objects.all()} == {
-        "engineering": 1,
+        "engineering": 69,
         "gpu-costs": 7,
-        "inference-performance": 12,
+        "inference-performance": 22,
     }
-    assert ArticlePage.objects.live().count() == 20
-    assert Author.objects.get().name == "Cedana Editorial"
+    assert ArticlePage.objects.live().count() == 98
+    assert Author.objects.count() == 7
     assert demo.blog.featured_article.title.startswith("The Era of Stateful Inference")
+    editorial = Author.objects.get(slug="cedana-editorial")
+    captured = {entry["slug"] for entry in CAPTURED}
+    assert all(editorial in article.authors.all() for article in demo.articles if article.slug in captured)
 
 
 def test_every_article_has_a_drawn_card_image_with_the_seed_alt_text(demo):
@@ -49,14 +91,216 @@ def test_every_article_has_a_drawn_card_image_with_the_seed_alt_text(demo):
 
 
 def test_fixture_facts_come_from_the_seed_pages():
-    if not SEEDS.exists():
-        pytest.skip("shared/seeds is not beside this checkout")
-    seed_text = "".join(path.read_text() for path in SEEDS.glob("*.txt"))
-    data = json.loads(FIXTURE.read_text())
-    for article in data["articles"]:
-        assert article["title"] in seed_text
-        assert article["summary"] in seed_text
-        assert article["image"]["alt_text"] in seed_text
+    """Every card of both captures is a captured article, unchanged; nothing else is marked so."""
+    cards = seed_cards("blog-topic-gpu-costs.txt") + seed_cards("blog-topic-inference-performance.txt")
+    assert len(cards) == 7 + 12
+    by_title = {entry["title"]: entry for entry in CAPTURED}
+    for description, title, summary in cards:
+        entry = by_title[title]
+        assert (entry["summary"], entry["image"]["alt_text"], entry["authors"]) == (
+            summary,
+            description,
+            ["cedana-editorial"],
+        )
+    for name, topic in (
+        ("blog-topic-gpu-costs.txt", "gpu-costs"),
+        ("blog-topic-inference-performance.txt", "inference-performance"),
+    ):
+        newest_first = sorted((e for e in CAPTURED if topic in e["topics"]), key=lambda e: e["first_published_at"])[
+            ::-1
+        ]
+        assert [title for _d, title, _s in seed_cards(name)] == [e["title"] for e in newest_first]
+    featured = [entry for entry in CAPTURED if entry.get("featured")]
+    assert len(featured) == 1 and featured[0]["title"].startswith("The Era of Stateful Inference")
+    assert len(CAPTURED) == len(cards) + 1
+
+
+def test_our_articles_are_our_own_and_each_one_different():
+    """The 78 articles beyond the captures: titles, summaries and drawings not taken from the
+    seed, each drawing its own, with a real body (sections, and code, tables or quotes)."""
+    seed_text = "".join(path.read_text() for path in SEEDS.glob("*.txt")) if SEEDS.exists() else ""
+    assert len(OURS) == 98 - len(CAPTURED)
+    every = FIXTURE_DATA["articles"]
+    for field in ("slug", "title", "summary"):
+        assert len({entry[field] for entry in every}) == len(every), field
+    assert len({entry["image"]["alt_text"] for entry in every}) == len(every)
+    for entry in OURS:
+        alt_text, body = entry["image"]["alt_text"], entry["body"]
+        assert entry["title"] not in seed_text and alt_text not in seed_text, entry["slug"]
+        assert alt_text.startswith("Cedana. Blueprint of ") and len(alt_text) > 150, entry["slug"]
+        kinds = [block["type"] for block in body]
+        assert kinds.count("heading") >= 2 and kinds.count("paragraph") >= 2, entry["slug"]
+        assert {"code", "table", "quote"} & set(kinds), entry["slug"]
+        words = sum(len(re.sub(r"<[^>]+>", " ", json.dumps(block["value"])).split()) for block in body)
+        assert words > 300, (entry["slug"], words)
+    # Spread out: several authors, no two articles on one day, two years of writing.
+    assert len({author for entry in OURS for author in entry["authors"]}) >= 6
+    dates = [datetime.fromisoformat(entry["first_published_at"].replace("Z", "+00:00")) for entry in every]
+    assert len({date.date() for date in dates}) == len(dates)
+    assert (max(dates) - min(dates)).days > 700
+    motifs = {illustrations.choose_motif(entry["image"]["alt_text"]) for entry in OURS}
+    assert len(motifs) >= 12
+
+
+def test_the_captured_articles_are_the_newest_of_their_topics():
+    """Ours are older than every captured article in the two captured topics, so the topic pages'
+    first pages show the captured cards in the captured order."""
+    for topic in ("gpu-costs", "inference-performance"):
+        captured = [e["first_published_at"] for e in CAPTURED if topic in e["topics"]]
+        ours = [e["first_published_at"] for e in OURS if topic in e["topics"]]
+        assert not ours or max(ours) < min(captured), topic
+
+
+@pytest.mark.parametrize(
+    ("topic", "count"),
+    [("gpu-costs", 7), ("inference-performance", 22)],
+)
+def test_topic_pages_show_the_captured_cards_counts_and_paging(client, demo, topic, count):
+    url = f"/blog/{topic}/"
+    html = client.get(url).content.decode()
+    assert "All posts · 98" in html
+    assert showing(html) == f"Showing {min(count, 12)} of {count} posts"
+    # The captured cards, newest first (the seed's order: test_fixture_facts_come_from_the_seed_pages).
+    captured = sorted((e for e in CAPTURED if topic in e["topics"]), key=lambda e: e["first_published_at"])
+    assert card_titles(html) == [escape(entry["title"]) for entry in reversed(captured)]
+    if count <= 12:
+        assert 'rel="next"' not in html and "Load more" not in html
+        return
+    assert '<a href="?page=2" rel="next" class="button">Load more</a>' in html
+    second = client.get(url, {"page": 2}).content.decode()
+    assert showing(second) == f"Showing 13–{count} of {count} posts"
+    assert len(card_titles(second)) == count - 12
+    assert set(card_titles(second)).isdisjoint(card_titles(html))
+    assert "Load more" not in second and 'href="?page=1" rel="prev"' in second
+    assert client.get(url, {"page": 3}).status_code == 404
+
+
+def test_blog_index_counts_98_and_loads_more_to_the_last_page(client, demo):
+    """Pages 1, 2, 8 and 9 of 9 (the others would only make renditions for more cards)."""
+    seen = []
+    for number in (1, 2, 8, 9):
+        html = client.get("/blog/", {"page": number}).content.decode()
+        assert "All posts · 98" in html
+        first, last = 12 * (number - 1) + 1, min(12 * number, 98)
+        assert showing(html) == ("Showing 12 of 98 posts" if number == 1 else f"Showing {first}–{last} of 98 posts")
+        assert ("Load more" in html) is (number < 9)
+        if number < 9:
+            assert f'<a href="?page={number + 1}" rel="next" class="button">Load more</a>' in html
+        assert len(card_titles(html)) == last - first + 1
+        seen += card_titles(html)
+    newest_first = ArticlePage.objects.for_listing()
+    assert seen == [escape(a.title) for a in [*newest_first[:24], *newest_first[84:]]]
+    assert client.get("/blog/", {"page": 10}).status_code == 404
+
+
+def test_every_demo_body_is_valid_and_renders(demo):
+    """Each article's body passes the editor's validation (block limits, code languages, links)
+    and renders; the article pages themselves are in tests/test_blog_articles.py."""
+    stream_block = ArticlePage.body.field.stream_block
+    for article in ArticlePage.objects.all():
+        stream_block.clean(article.body)
+        html = str(article.body)
+        assert html.count("<h2") >= 2 and "<p>" in html, article.slug
+
+
+def test_the_illustration_cache_draws_each_drawing_once(tmp_path, monkeypatch):
+    drawn = []
+    real = illustrations.render_png
+    monkeypatch.setattr(illustrations, "render_png", lambda *a, **k: drawn.append(a) or real(*a, **k))
+    args = {"seed": "a-slug", "size": (320, 180)}
+    first = illustration_cache.cached_png("Cedana. Blueprint of a ring of six circles.", folder=tmp_path, **args)
+    again = illustration_cache.cached_png("Cedana. Blueprint of a ring of six circles.", folder=tmp_path, **args)
+    assert first == again == real("Cedana. Blueprint of a ring of six circles.", **args)
+    assert len(drawn) == 1 and len(list(tmp_path.iterdir())) == 1
+    # Each input that changes the pixels is a new file: description, seed and size.
+    illustration_cache.cached_png("Cedana. Blueprint of a ring of seven circles.", folder=tmp_path, **args)
+    illustration_cache.cached_png(
+        "Cedana. Blueprint of a ring of six circles.", folder=tmp_path, seed="b", size=(320, 180)
+    )
+    illustration_cache.cached_png(
+        "Cedana. Blueprint of a ring of six circles.", folder=tmp_path, seed="a-slug", size=(400, 225)
+    )
+    assert len(drawn) == 4 and len(list(tmp_path.glob("*.png"))) == 4
+
+
+def test_the_illustration_cache_key_follows_the_drawing_code(monkeypatch):
+    key = illustration_cache.cache_key("A drawing.", "seed", (320, 180))
+    illustration_cache.drawing_code_digest.cache_clear()
+    monkeypatch.setattr(illustration_cache.PIL, "__version__", "0.0.1")
+    try:
+        assert illustration_cache.cache_key("A drawing.", "seed", (320, 180)) != key
+    finally:
+        illustration_cache.drawing_code_digest.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"\x89PNG\r\n\x1a\n", b"not a png at all", b"\x00" * 64, "truncated", "directory"],
+)
+def test_a_damaged_cache_file_is_drawn_again(tmp_path, damage):
+    args = {"seed": "s", "size": (160, 90)}
+    good = illustration_cache.cached_png("Cedana. Blueprint of a vessel.", folder=tmp_path, **args)
+    (path,) = tmp_path.glob("*.png")
+    path.unlink()
+    if damage == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes(good[: len(good) // 2] if damage == "truncated" else damage)
+    assert illustration_cache.cached_png("Cedana. Blueprint of a vessel.", folder=tmp_path, **args) == good
+
+
+def test_an_unwritable_cache_only_costs_the_drawing(tmp_path, caplog):
+    blocked = tmp_path / "a-file-not-a-folder"
+    blocked.write_text("")
+    with caplog.at_level(logging.WARNING, logger="blog.demo.illustration_cache"):
+        png = illustration_cache.cached_png("Cedana. Blueprint of a tree.", folder=blocked, seed="s", size=(160, 90))
+    assert png.startswith(illustration_cache.PNG_SIGNATURE)
+    assert "not written" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("configured", "expected"),
+    [("", None), ("/srv/demo-drawings", Path("/srv/demo-drawings")), ("~/drawings", Path.home() / "drawings")],
+)
+def test_the_cache_folder_follows_the_setting(settings, configured, expected):
+    settings.DEMO_ILLUSTRATION_CACHE = configured
+    assert illustration_cache.cache_dir() == expected
+
+
+def test_the_cache_folder_defaults_to_the_users_cache(settings, monkeypatch, tmp_path):
+    settings.DEMO_ILLUSTRATION_CACHE = None
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert illustration_cache.cache_dir() == tmp_path / "cedana-blog" / "illustrations"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert illustration_cache.cache_dir() == Path.home() / ".cache" / "cedana-blog" / "illustrations"
+
+
+def test_the_test_settings_leave_renditions_to_the_first_reader(client, demo, django_capture_on_commit_callbacks):
+    """load_demo made no renditions here; publishing makes none; a reader page makes its own."""
+    caches["renditions"].clear()  # Wagtail's rendition cache outlives earlier tests' rollbacks
+    assert not SiteRendition.objects.exists()
+    article = demo.articles[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        article.save_revision().publish()
+    assert not SiteRendition.objects.exists()
+    response = client.get(article.url)
+    assert response.status_code == 200
+    made = SiteRendition.objects.filter(image=article.image)
+    assert made.exists()
+    assert all(
+        rendition.url in response.content.decode() for rendition in made if "1200x630" not in rendition.filter_spec
+    )
+
+
+def test_renditions_on_publish_when_the_setting_is_on(settings, demo, django_capture_on_commit_callbacks):
+    from blog.renditions import ARTICLE_RENDITION_SPECS
+
+    settings.BLOG_RENDITIONS_ON_PUBLISH = True
+    article = demo.articles[1]
+    with django_capture_on_commit_callbacks(execute=True):
+        article.save_revision().publish()
+    made = set(SiteRendition.objects.filter(image=article.image).values_list("filter_spec", flat=True))
+    assert made == set(ARTICLE_RENDITION_SPECS)
 
 
 def test_newest_first_order_follows_the_seeds(demo):

@@ -22,10 +22,10 @@ def test_blog_index_matches_the_seed(client, demo):
     html = client.get("/blog/").content.decode()
     assert "Writing from the<br><em>cedana team.</em>" in html
     assert "Engineering notes, benchmarks, and field reports covering how we build" in html
-    assert "All posts · 20" in html
+    assert "All posts · 98" in html
     assert "insights from the team." in html
     assert ">Login<" in html and ">Schedule demo<" in html
-    assert showing(html) == "Showing 12 of 20 posts"
+    assert showing(html) == "Showing 12 of 98 posts"
     assert len(card_titles(html)) == 12
     # The featured article block: badge, its topic, title, "Updated" and the byline.
     featured = html.split('class="featured"', 1)[1].split("</section>", 1)[0]
@@ -46,7 +46,7 @@ def test_gpu_costs_topic_shows_its_seven_posts_newest_first(client, demo):
 
 def test_inference_topic_and_card_fields(client, demo):
     html = client.get("/blog/inference-performance/").content.decode()
-    assert showing(html) == "Showing 12 of 12 posts"
+    assert showing(html) == "Showing 12 of 22 posts"
     assert card_titles(html)[0] == "How to choose a GPU for LLM inference"
     # Alt text is the seed's illustration description; summary and byline appear on the card.
     assert 'alt="Cedana. Blueprint of a document with a folded corner and seven rows.' in html
@@ -60,8 +60,8 @@ def test_second_page_lists_the_rest_with_links_both_ways(client, demo):
     second = client.get("/blog/?page=2")
     html = second.content.decode()
     assert second.status_code == 200
-    assert showing(html) == "Showing 13–20 of 20 posts"
-    assert len(card_titles(html)) == 8
+    assert showing(html) == "Showing 13–24 of 98 posts"
+    assert len(card_titles(html)) == 12
     assert 'href="?page=1" rel="prev"' in html
     assert set(card_titles(html)).isdisjoint(card_titles(first))
 

@@ -30,7 +30,8 @@ def test_avif_renditions_use_the_configured_quality_and_speed(monkeypatch):
         assert (image.format, image.size) == ("AVIF", (160, 90))
 
 
-def test_publishing_makes_the_body_image_renditions(demo, django_capture_on_commit_callbacks):
+def test_publishing_makes_the_body_image_renditions(demo, django_capture_on_commit_callbacks, settings):
+    settings.BLOG_RENDITIONS_ON_PUBLISH = True  # off in the test settings
     figure = SiteImageFactory()
     body = [{"type": "image", "value": {"image": figure.pk, "alt_text": "A chart", "caption": ""}}]
     page = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]], body=body, live=False)

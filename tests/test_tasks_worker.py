@@ -30,6 +30,7 @@ def database_queue(settings, monkeypatch):
     tests/test_multi_server.py runs the worker as its own process on PostgreSQL, clean-up and all.
     """
     settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    settings.BLOG_RENDITIONS_ON_PUBLISH = True  # off in the test settings
     monkeypatch.setattr("django_tasks_db.management.commands.db_worker.close_old_connections", lambda: None)
 
 

@@ -398,6 +398,13 @@ WAGTAIL_DATETIME_FORMAT = "%Y-%m-%d %H:%M"
 
 # Cards per listing page (blog index, topic pages), as in the seed: "Showing 12 of 22 posts".
 BLOG_PAGE_SIZE = 12
+# Make an article's card, hero, social and body-image renditions when it is published
+# (blog/renditions.py), so the first reader does not wait; the test settings turn it off.
+BLOG_RENDITIONS_ON_PUBLISH = True
+# Where `manage.py load_demo` keeps the illustrations it draws (PNG files keyed by a hash of the
+# drawing and of the drawing code), so a second load, or the test suite, does not draw them again.
+# Unset: $XDG_CACHE_HOME/cedana-blog/illustrations (~/.cache/...); empty: draw every time.
+DEMO_ILLUSTRATION_CACHE = os.environ.get("DEMO_ILLUSTRATION_CACHE")
 
 LOGGING = {
     "version": 1,

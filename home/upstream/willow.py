@@ -4,7 +4,7 @@ Willow (Wagtail's image library) saves AVIF with Pillow's default libavif speed,
 no setting for it. On the site's 1200x675 card illustrations speed 6 took about six times the
 CPU of speed 8 (0.66 s against 0.11 s a rendition, measured with Pillow 13 on this project's
 2-core machine) for files about a third larger; every article image gets four AVIF sizes on
-publish (``blog.renditions``), and the test suite publishes the 20 demo articles several times.
+publish (``blog.renditions``), and ``make setup`` publishes the 98 demo articles.
 
 ``install()`` installs, for Pillow images, a ``save_as_avif`` operation that is Willow's own
 (``willow.plugins.pillow.PillowImage.save_as_avif``, including its CMYK handling) plus the

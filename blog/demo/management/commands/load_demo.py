@@ -20,7 +20,7 @@ from django.utils.text import Truncator
 from wagtail.images import get_image_model
 from wagtail.models import Page, Site
 
-from blog.demo.illustrations import render_png
+from blog.demo.illustration_cache import cached_png
 from blog.forms import SEARCH_DESCRIPTION_MAX_LENGTH
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
 from blog.roles import EDITORS, MODERATORS, ensure_editorial_roles
@@ -55,7 +55,7 @@ def parse_datetime(value: str) -> datetime:
 
 class Command(BaseCommand):
     help = (
-        "Load the demo blog (home page, blog index, topics, author, 20 articles with drawn card "
+        "Load the demo blog (home page, blog index, topics, authors, 98 articles with drawn card "
         "images) from a JSON fixture. Idempotent: a second run changes nothing."
     )
 
@@ -240,11 +240,12 @@ class Command(BaseCommand):
         return blocks
 
     def ensure_image(self, title: str, description: str, seed: str, size: tuple[int, int]):
-        """A library image drawn by ``render_png``; reused while its pixels and text match."""
+        """A library image drawn by ``illustrations.render_png`` (through the on-disk cache of
+        ``illustration_cache``); reused while its pixels and text match."""
         image_model = get_image_model()
         # Cut texts to their columns' sizes (PostgreSQL refuses longer values; SQLite does not check).
         title = Truncator(title).chars(image_model._meta.get_field("title").max_length)
-        png = render_png(description, seed=seed, size=size)
+        png = cached_png(description, seed=seed, size=size)
         existing = image_model.objects.filter(title=title).first()
         digest = hashlib.sha1(png, usedforsecurity=False).hexdigest()
         short_description = Truncator(description).chars(image_model._meta.get_field("description").max_length)

@@ -26,28 +26,17 @@ from home.models import HomePage, SiteImage, SiteRendition
 pytestmark = pytest.mark.django_db
 
 FIXTURE = Path(__file__).resolve().parent.parent / "blog" / "demo" / "fixtures" / "demo_content.json"
-# shared/seeds/ beside the checkout (/work/shared beside /work/main, or above a worktree).
-SEEDS = next(
-    (
-        folder / "shared" / "seeds"
-        for folder in Path(__file__).resolve().parents
-        if (folder / "shared" / "seeds").is_dir()
-    ),
-    Path(__file__).resolve().parents[2] / "shared" / "seeds",
-)
+SEEDS = Path(__file__).resolve().parent / "seeds"  # copies of the captured pages (shared/seeds/)
 FIXTURE_DATA = json.loads(FIXTURE.read_text())
 CAPTURED = [entry for entry in FIXTURE_DATA["articles"] if entry.get("captured")]
 OURS = [entry for entry in FIXTURE_DATA["articles"] if not entry.get("captured")]
-# A seed card: description, byline, title, summary, "read →" (shared/seeds/README.md).
+# A seed card: description, byline, title, summary, "read →" (tests/seeds/README.md).
 SEED_CARD = re.compile(r"^(Cedana\. Blueprint of .+)\n· Cedana Editorial\n\n(.+)\n\n(.+)\n\nread →", re.MULTILINE)
 
 
 def seed_cards(name: str) -> list[tuple[str, str, str]]:
     """``(description, title, summary)`` of each card on a seed page, in the page's order."""
-    path = SEEDS / name
-    if not path.exists():
-        pytest.skip("shared/seeds is not beside this checkout")
-    return SEED_CARD.findall(path.read_text())
+    return SEED_CARD.findall((SEEDS / name).read_text())
 
 
 def showing(html: str) -> str:
@@ -118,7 +107,7 @@ def test_fixture_facts_come_from_the_seed_pages():
 def test_our_articles_are_our_own_and_each_one_different():
     """The 78 articles beyond the captures: titles, summaries and drawings not taken from the
     seed, each drawing its own, with a real body (sections, and code, tables or quotes)."""
-    seed_text = "".join(path.read_text() for path in SEEDS.glob("*.txt")) if SEEDS.exists() else ""
+    seed_text = "".join(path.read_text() for path in SEEDS.glob("*.txt"))
     assert len(OURS) == 98 - len(CAPTURED)
     every = FIXTURE_DATA["articles"]
     for field in ("slug", "title", "summary"):

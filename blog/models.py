@@ -122,23 +122,41 @@ class ListingMixin:
 
     def listing_context(self, request, blog_index, articles):
         """Context for a listing of ``articles`` (an ``ArticlePage.objects.listed()`` queryset):
-        a fixed number of queries however many articles exist."""
-        page_of_posts = paginate_listing(request, articles, count_key=(type(self).__name__, self.pk))
-        page_of_posts.object_list = list(page_of_posts.object_list)
+        a fixed number of queries however many articles exist.
+
+        The featured article is shown above the cards on page 1, so the cards leave it out on
+        every page (it is never shown twice). ``listing_offset`` (0 or 1: the featured article,
+        when it belongs to this listing) and ``listing_total`` (every article of the listing)
+        make "Showing N of M posts" count what the reader sees, featured article included."""
+        featured_pk, featured_is_newest = blog_index.featured_article_key() if blog_index else (None, False)
+        cards = articles.exclude(pk=featured_pk) if featured_pk else articles
+        page_of_posts = paginate_listing(
+            request, cards, count_key=(type(self).__name__, self.pk, "cards", featured_pk)
+        )
         featured = None
-        if blog_index and page_of_posts.number == 1:  # the template shows it on page 1 only
-            featured = blog_index.get_featured_article(
-                newest=page_of_posts.object_list[:1] if blog_index == self else ()
-            )
+        if featured_pk and page_of_posts.number == 1 and featured_is_newest and blog_index == self:
+            # The featured article is this listing's newest: one query reads it and the cards.
+            rows = list(articles[: page_of_posts.paginator.per_page + 1])
+            featured = next((row for row in rows if row.pk == featured_pk), None)
+            page_of_posts.object_list = [row for row in rows if row.pk != featured_pk][
+                : page_of_posts.paginator.per_page
+            ]
+        else:
+            page_of_posts.object_list = list(page_of_posts.object_list)
+        if featured_pk and page_of_posts.number == 1 and featured is None:  # shown on page 1 only
+            featured = ArticlePage.objects.listed().filter(pk=featured_pk).first()
+        # Every article of the listing; without a featured article, the cards are all of them.
+        listed = listed_count((type(self).__name__, self.pk), articles) if featured_pk else None
         prefetch_cards([*page_of_posts.object_list, *([featured] if featured else [])])
         if blog_index == self:
-            all_posts_count = page_of_posts.paginator.count
+            all_posts_count = page_of_posts.paginator.count if listed is None else listed
         elif blog_index:
             all_posts_count = listed_count(
                 (BlogIndexPage.__name__, blog_index.pk), ArticlePage.objects.listed().child_of(blog_index)
             )
         else:
             all_posts_count = 0
+        listing_offset = 0 if listed is None else listed - page_of_posts.paginator.count
         return {
             "blog_index": blog_index,
             "featured_article": featured,
@@ -150,6 +168,8 @@ class ListingMixin:
             if blog_index
             else [],
             "posts": page_of_posts,
+            "listing_offset": listing_offset,
+            "listing_total": page_of_posts.paginator.count + listing_offset,
         }
 
 
@@ -233,18 +253,28 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         """Every article under this blog index that readers can see, newest first."""
         return ArticlePage.objects.listed().child_of(self)
 
-    def get_featured_article(self, newest=()):
-        """The editors' featured article if readers can see it, else the newest article.
-
-        ``newest``: optionally a one-item sequence holding the newest article, already fetched
-        (saves a query). Cards' relations are not prefetched (see ``prefetch_cards``).
-        """
+    def get_featured_article(self):
+        """The editors' featured article if readers can see it, else the newest article, or None.
+        Cards' relations are not prefetched (see ``prefetch_cards``)."""
         articles = ArticlePage.objects.listed().child_of(self)
         if self.featured_article_id:
             chosen = articles.filter(pk=self.featured_article_id).first()
             if chosen is not None:
                 return chosen
-        return newest[0] if newest else articles.first()
+        return articles.first()
+
+    def featured_article_key(self) -> tuple[int | None, bool]:
+        """``(pk, is_newest)`` of ``get_featured_article()``: its primary key (None without
+        articles) and whether it is the newest article (no editors' choice in force). Remembered
+        for the cache generation (``home.caching.site_chrome``): every listing page needs it."""
+
+        def lookup():
+            featured = self.get_featured_article()
+            if featured is None:
+                return None, False
+            return featured.pk, featured.pk != self.featured_article_id
+
+        return site_chrome.memoized(("featured-article", self.pk), lookup)
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)

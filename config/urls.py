@@ -10,6 +10,7 @@ from wagtail.documents import urls as wagtaildocs_urls
 
 from blog import reviewer_links
 from config.api import api_router
+from home import theme
 from home import views as home_views
 from home.operations import health
 from home.sitemaps import LivePageSitemap
@@ -25,6 +26,8 @@ urlpatterns = [
     path("sitemap.xml", sitemap, {"sitemaps": {"pages": LivePageSitemap}}, name="sitemap"),
     path("robots.txt", home_views.robots_txt, name="robots_txt"),
     path("favicon.ico", home_views.favicon, name="favicon"),
+    path("theme/", theme.choose_theme, name="theme"),
+    path("theme.css", theme.theme_stylesheet, name="theme_stylesheet"),
     path("api/v2/", api_router.urls),
     path("search/autocomplete/", search_views.autocomplete, name="search_autocomplete"),
 ]

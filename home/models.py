@@ -2,6 +2,8 @@
 
 import copy
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
@@ -19,6 +21,16 @@ validate_link = RegexValidator(
     r"^(/(?!/)|https?://|mailto:)",
     "Enter a site path starting with / or a full http(s):// or mailto: address.",
 )
+
+
+def validate_not_cms_admin(value: str) -> None:
+    """Refuse a link into the CMS admin (``settings.ADMIN_URL_PREFIX``, e.g. ``/admin/``): the
+    header's Login is for the product's customers, and readers have no business in the admin."""
+    prefix = settings.ADMIN_URL_PREFIX.rstrip("/")
+    if value == prefix or value.startswith(prefix + "/"):
+        raise ValidationError(
+            "Enter the product's login address (e.g. https://app.example.com/login), not the CMS admin."
+        )
 
 
 # Open Graph and Twitter cards, feed enclosures and JSON-LD share one rendition: 1200x630 is the
@@ -162,7 +174,10 @@ class SiteChromeSettings(BaseSiteSetting):
     )
     login_label = models.CharField(max_length=40, default="Login", help_text="Text of the header's login link.")
     login_url = models.CharField(
-        max_length=255, default="/admin/", validators=[validate_link], help_text="Full URL or site path."
+        max_length=255,
+        default="https://app.cedana.ai/login",
+        validators=[validate_link, validate_not_cms_admin],
+        help_text="Where customers sign in to the product (a full URL); not the CMS admin.",
     )
     demo_label = models.CharField(
         max_length=40, default="Schedule demo", help_text="Text of the 'Schedule demo' buttons."
@@ -196,7 +211,7 @@ class SiteChromeSettings(BaseSiteSetting):
     def for_site(cls, site):
         """Wagtail's lookup, remembered per cache generation (``home.caching.site_chrome``): every page
         shows these. A copy, so Wagtail's per-request attributes stay on this request's object."""
-        settings = site_chrome.memoized(
+        chrome = site_chrome.memoized(
             ("chrome-settings", cls.__name__, site.pk), lambda: super(SiteChromeSettings, cls).for_site(site)
         )
-        return copy.copy(settings)
+        return copy.copy(chrome)

@@ -79,4 +79,60 @@ def reader_paths(article) -> dict[str, str]:
         "article with every block": article.url,
         "search results": "/search/?query=gpu",
         "404": "/blog/no-such-page/",
+        "theme chooser": "/theme/?next=/blog/",
     }
+
+
+def make_layout_variants(blog, topic) -> dict:
+    """``{name: (article, has_toc)}``: one live article per layout variant of the article page
+    (issue 17): no table of contents and no hero image (short), one heading with a hero image,
+    and a long article with contents, a very wide table and a very long line of code."""
+    wide_table = [
+        [f"Column {n}" for n in range(14)],
+        *[[f"{row}.{n} GPU-hours" for n in range(14)] for row in range(3)],
+    ]
+    long_code = "fleet = schedule(" + ", ".join(f"node_{n}=checkpoint(gpus={n})" for n in range(30)) + ")\n"
+    paragraph = {
+        "type": "paragraph",
+        "value": "<p>" + "Checkpoints keep the state of a run so it can move. " * 12 + "</p>",
+    }
+    long_body = []
+    for n in range(6):
+        long_body += [{"type": "heading", "value": {"text": f"Part {n + 1}", "level": "h2", "anchor": ""}}, paragraph]
+    long_body += [
+        {"type": "code", "value": {"language": "python", "filename": "fleet.py", "source": long_code}},
+        {
+            "type": "table",
+            "value": {
+                "data": wide_table,
+                "first_row_is_table_header": True,
+                "first_col_is_header": False,
+                "table_caption": "Fourteen columns",
+            },
+        },
+    ]
+    variants = {
+        "short, no contents, no hero image": (
+            {"body": [paragraph]},
+            False,
+        ),
+        "one heading, hero image": (
+            {"body": [{"type": "heading", "value": {"text": "Only one", "level": "h2", "anchor": ""}}, paragraph]},
+            False,
+        ),
+        "long, contents, wide table and code": ({"body": long_body}, True),
+    }
+    made = {
+        name: (
+            ArticlePageFactory(
+                parent=blog, title=f"Layout: {name}", summary=f"The {name} layout.", topics=[topic], **fields
+            ),
+            has_toc,
+        )
+        for name, (fields, has_toc) in variants.items()
+    }
+    # Publishing needs an image, but deleting it from the library leaves the article without
+    # one (on_delete=SET_NULL): the layout without a hero image.
+    short = made["short, no contents, no hero image"][0]
+    type(short).objects.filter(pk=short.pk).update(image=None)
+    return made

@@ -18,7 +18,7 @@ def test_author_page_lists_the_authors_articles(client, demo):
     assert response.status_code == 200
     html = response.content.decode()
     assert '<h1 id="listing-heading">Cedana Editorial</h1>' in html
-    assert "<title>Cedana Editorial · cedana blog</title>" in html
+    assert "<title>Cedana Editorial</title>" in html  # the name says the brand: no " · cedana blog"
     assert len(card_titles(html)) == 12
     assert "Showing 12 of 22 posts" in " ".join(html.split())
     assert 'href="?page=2" rel="next"' in html

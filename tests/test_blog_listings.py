@@ -25,7 +25,8 @@ def test_blog_index_matches_the_seed(client, demo):
     assert "All posts · 98" in html
     assert "insights from the team." in html
     assert ">Login<" in html and ">Schedule demo<" in html
-    assert showing(html) == "Showing 12 of 98 posts"
+    # The featured article and 12 cards: the featured one is not a card too (tests/test_reader_design.py).
+    assert showing(html) == "Showing 13 of 98 posts"
     assert len(card_titles(html)) == 12
     # The featured article block: badge, its topic, title, "Updated" and the byline.
     featured = html.split('class="featured"', 1)[1].split("</section>", 1)[0]
@@ -60,7 +61,7 @@ def test_second_page_lists_the_rest_with_links_both_ways(client, demo):
     second = client.get("/blog/?page=2")
     html = second.content.decode()
     assert second.status_code == 200
-    assert showing(html) == "Showing 13–24 of 98 posts"
+    assert showing(html) == "Showing 14–25 of 98 posts"
     assert len(card_titles(html)) == 12
     assert 'href="?page=1" rel="prev"' in html
     assert set(card_titles(html)).isdisjoint(card_titles(first))

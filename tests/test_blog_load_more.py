@@ -17,7 +17,7 @@ def test_listing_with_more_pages_loads_the_script_and_keeps_the_link(client, dem
     html = client.get(url).content.decode()
     assert SCRIPT in html
     assert 'href="?page=2" rel="next"' in html
-    assert re.search(r'id="listing-count" data-start="1" data-total="\d+" aria-live="polite"', html)
+    assert re.search(r'id="listing-count" data-start="1" data-end="1[23]" data-total="\d+" aria-live="polite"', html)
 
 
 def test_last_page_has_no_script(client, demo):

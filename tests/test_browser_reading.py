@@ -11,14 +11,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_reader_pages_through_the_blog_and_reads_an_article(page, demo_live_server):
     base = demo_live_server.url
     page.goto(f"{base}/blog/")
-    assert page.locator(".listing-count").inner_text().strip() == "Showing 12 of 98 posts"
+    assert page.locator(".listing-count").inner_text().strip() == "Showing 13 of 98 posts"  # featured + 12 cards
     assert page.locator(".card-grid .card").count() == 12
 
     # "Load more" is a real link to ?page=2 that static/js/load-more.js turns into in-place loading.
     assert page.get_by_role("link", name="Load more").get_attribute("href") == "?page=2"
     page.get_by_role("link", name="Load more").click()
     page.locator(".card-grid .card").nth(23).wait_for()  # (wait_for_function needs eval, which CSP forbids)
-    assert page.locator(".listing-count").inner_text().strip() == "Showing 24 of 98 posts"
+    assert page.locator(".listing-count").inner_text().strip() == "Showing 25 of 98 posts"
 
     page.get_by_role("navigation", name="Topics").get_by_role("link", name="GPU costs").click()
     page.wait_for_url(f"{base}/blog/gpu-costs/")

@@ -1,6 +1,9 @@
 """The issue's quality bars for readers, in real Chromium: axe-core finds no WCAG 2.2 A/AA
-violations on the reader pages at desktop and phone widths, no page scrolls sideways at 320px,
-keyboard focus is visible, and the site works without JavaScript.
+violations on the reader pages at desktop and phone widths in the light and the dark theme, no
+page scrolls sideways at 320px, keyboard focus is visible, and the site works without JavaScript.
+Issue 17's layout checks: every article layout variant keeps a full reading column at 1440 and
+390 px, the phone header is one short row, Load more keeps the address, the theme switch works
+with and without JavaScript, and print shows the article alone.
 
 One test on one live server and one browser: every transactional test empties the database and
 the next reloads the demo, so the checks share a single load (see tests/conftest.py)."""
@@ -12,7 +15,7 @@ from django.conf import settings
 
 import pytest
 
-from .reader_pages import make_every_block_article, reader_paths
+from .reader_pages import make_every_block_article, make_layout_variants, reader_paths
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -52,6 +55,119 @@ WIDER_THAN_320 = """() => [...document.querySelectorAll("body *")]
     .join("; ")"""
 
 
+# "dark" when dark.css applies (it sets color-scheme: dark on the root), else "light".
+COLOR_SCHEME = "getComputedStyle(document.documentElement).colorScheme.includes('dark') ? 'dark' : 'light'"
+# The body column's width in px and in characters ("0" glyphs of the body text's font).
+BODY_COLUMN = """() => { const body = document.querySelector(".article__body");
+    const probe = document.createElement("span"); probe.textContent = "0".repeat(20);
+    body.appendChild(probe); const ch = probe.getBoundingClientRect().width / 20; probe.remove();
+    const width = body.getBoundingClientRect().width;
+    return {width, chars: width / ch, toc: !!document.querySelector(".toc"),
+            scroll: document.documentElement.scrollWidth}; }"""
+
+
+def check_article_layouts(page, base, variants):
+    """Each article layout variant (``{name: (article, has_toc)}``): a table of contents only with
+    two headings, a body of at least 60 characters at 1440 px and the full phone width at 390 px,
+    and no sideways scroll (wide tables and code scroll inside their own box)."""
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        for name, (article, has_toc) in variants.items():
+            page.goto(base + article.url)
+            column = page.evaluate(BODY_COLUMN)
+            assert column["toc"] is has_toc, f"{name}: table of contents {column['toc']}"
+            assert column["scroll"] <= width, f"{name} scrolls sideways at {width}px ({column['scroll']}px)"
+            if width == 1440:
+                assert column["chars"] >= 60, f"{name}: body {column['chars']:.0f} characters wide at 1440px"
+            else:
+                assert column["width"] >= width - 2 * 20 - 2, f"{name}: body {column['width']}px wide at 390px"
+
+
+def check_phone_header(page, base):
+    """At 390x844 the header is one short row (issue 17 measured 22% before) with a search link;
+    at 1440 px the search form; the search page's own box stays usable at 320 px."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{base}/blog/")
+    header = page.locator(".site-header").bounding_box()
+    assert header["height"] / 844 < 0.11, f"the phone header takes {header['height'] / 844:.0%} of the screen"
+    search_link = page.locator(".site-header").get_by_role("link", name="Search")
+    assert search_link.is_visible() and search_link.get_attribute("href") == "/search/"
+    assert not page.locator(".site-search").is_visible()
+    for name in ("Login", "Schedule demo", "Light or dark theme"):
+        assert page.locator(".site-header").get_by_role("link", name=name).is_visible(), name
+    page.set_viewport_size({"width": 1440, "height": 900})
+    assert page.locator(".site-search").is_visible() and not search_link.is_visible()
+    page.set_viewport_size({"width": 320, "height": 700})
+    page.goto(f"{base}/search/?query=gpu")
+    assert page.locator("#search-page-query").bounding_box()["width"] >= 200
+
+
+def check_dark_theme(page, browser, base):
+    """The device's preference applies without a cookie; the cookie overrides it either way; the
+    header's toggle switches in place (JavaScript) and the choice survives a reload; the
+    blueprint illustrations are inverted rather than left as white boxes."""
+    context = browser.new_context(color_scheme="dark")
+    try:
+        dark_device = context.new_page()
+        dark_device.goto(f"{base}/blog/")
+        assert dark_device.evaluate(COLOR_SCHEME) == "dark"
+        assert "invert" in dark_device.locator(".card__image").first.evaluate("el => getComputedStyle(el).filter")
+        context.add_cookies([{"name": "theme", "value": "light", "url": base}])
+        dark_device.reload()
+        assert dark_device.evaluate(COLOR_SCHEME) == "light"
+    finally:
+        context.close()
+    page.context.clear_cookies()
+    page.emulate_media(color_scheme="light")
+    page.goto(f"{base}/blog/")
+    assert page.evaluate(COLOR_SCHEME) == "light"
+    page.get_by_role("link", name="Light or dark theme").click()
+    page.locator("html[data-theme-applied='dark']").wait_for(state="attached")
+    assert page.url == f"{base}/blog/" and page.evaluate(COLOR_SCHEME) == "dark"
+    page.reload()
+    assert page.evaluate(COLOR_SCHEME) == "dark"
+    page.get_by_role("link", name="Light or dark theme").click()
+    page.locator("html[data-theme-applied='light']").wait_for(state="attached")
+    assert page.evaluate(COLOR_SCHEME) == "light"
+    page.context.clear_cookies()
+
+
+def check_print(page, url):
+    """Printed, an article is its body alone: no header, footer or contents; links followed by
+    their address; code wrapped, in the light palette whatever the theme."""
+    page.context.add_cookies([{"name": "theme", "value": "dark", "url": url}])
+    page.emulate_media(media="print")
+    try:
+        page.goto(url)
+        for selector in (".site-header", ".site-footer", ".toc", ".article__footer"):
+            assert page.locator(selector).first.evaluate("el => getComputedStyle(el).display") == "none", selector
+        link = page.locator(".article__body a[href^='/']").first
+        after = link.evaluate("el => getComputedStyle(el, '::after').content")
+        assert link.get_attribute("href") in after, after
+        assert page.locator(".block-code pre").first.evaluate("el => getComputedStyle(el).whiteSpace") == "pre-wrap"
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    finally:
+        page.emulate_media(media="screen")
+        page.context.clear_cookies()
+
+
+def check_load_more_keeps_the_address(page, base):
+    """After Load more the address is ?page=2, so Back from an article opened from the new cards
+    returns to that page with the card on it."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{base}/blog/")
+    page.get_by_role("link", name="Load more").click()
+    new_card = page.locator(".card-grid > li").nth(12)
+    new_card.wait_for()
+    page.wait_for_url(f"{base}/blog/?page=2")
+    title = new_card.locator(".card__title a").inner_text()
+    new_card.locator(".card__title a").click()
+    page.wait_for_url(re.compile(r"/blog/[^?]+/$"))
+    page.go_back()
+    page.wait_for_url(f"{base}/blog/?page=2")
+    assert page.locator(".card__title a", has_text=title).first.is_visible()
+
+
 def test_reader_pages_meet_the_accessibility_and_no_javascript_bars(page, browser, demo_live_server):
     from blog.models import BlogIndexPage, TopicPage
 
@@ -60,20 +176,30 @@ def test_reader_pages_meet_the_accessibility_and_no_javascript_bars(page, browse
     article = make_every_block_article(blog, TopicPage.objects.get(slug="gpu-costs"))
     paths = reader_paths(article)
 
-    # axe-core at desktop and phone widths; nothing wider than a 320px phone.
-    for width in (1280, 320):
-        page.set_viewport_size({"width": width, "height": 800})
-        for name, path in paths.items():
-            response = page.goto(base + path)
-            assert response.status == (404 if name == "404" else 200), path
-            violations = axe_violations(page)
-            assert not violations, f"{name} at {width}px:\n{describe(violations)}"
-            if width == 320:
-                scroll_width = page.evaluate("document.documentElement.scrollWidth")
-                assert scroll_width <= 320, (
-                    f"{name} scrolls sideways at 320px ({scroll_width}px wide); past the edge: "
-                    + page.evaluate(WIDER_THAN_320)
-                )
+    variants = make_layout_variants(blog, TopicPage.objects.get(slug="gpu-costs"))
+
+    # axe-core at desktop and phone widths, in both themes; nothing wider than a 320px phone.
+    for theme in ("light", "dark"):
+        page.context.add_cookies([{"name": "theme", "value": theme, "url": base}])
+        for width in (1280, 320):
+            page.set_viewport_size({"width": width, "height": 800})
+            for name, path in paths.items():
+                response = page.goto(base + path)
+                assert response.status == (404 if name == "404" else 200), path
+                assert page.evaluate(COLOR_SCHEME) == theme, f"{name}: not in the {theme} theme"
+                violations = axe_violations(page)
+                assert not violations, f"{name} at {width}px, {theme} theme:\n{describe(violations)}"
+                if width == 320:
+                    scroll_width = page.evaluate("document.documentElement.scrollWidth")
+                    assert scroll_width <= 320, (
+                        f"{name} scrolls sideways at 320px ({scroll_width}px wide); past the edge: "
+                        + page.evaluate(WIDER_THAN_320)
+                    )
+    page.context.clear_cookies()
+    check_article_layouts(page, base, {**variants, "every block": (article, True)})
+    check_phone_header(page, base)
+    check_dark_theme(page, browser, base)
+    check_print(page, base + article.url)
 
     # The check can fail: axe reports an image without alt text.
     page.goto(f"{base}/blog/")
@@ -104,12 +230,28 @@ def test_reader_pages_meet_the_accessibility_and_no_javascript_bars(page, browse
         no_js.goto(f"{base}/blog/")
         no_js.get_by_role("link", name="Load more").click()
         no_js.wait_for_url(f"{base}/blog/?page=2")
-        assert re.fullmatch(r"Showing 13–\d+ of \d+ posts", no_js.locator(".listing-count").inner_text().strip())
+        # Page 1 showed the featured article and 12 cards, so page 2 starts at the 14th post.
+        assert re.fullmatch(r"Showing 14–\d+ of \d+ posts", no_js.locator(".listing-count").inner_text().strip())
         assert no_js.locator(".card-grid .card").count() >= 1
         no_js.get_by_role("searchbox", name="Search the blog").fill("checkpoint")
         no_js.keyboard.press("Enter")
         no_js.wait_for_url(re.compile(r"/search/\?query=checkpoint"))
         assert no_js.get_by_role("heading", level=1).inner_text() == "Results for “checkpoint”"
         assert no_js.locator(".card-grid .card").count() >= 1
+        # The phone header's search button is a plain link to the search page.
+        no_js.set_viewport_size({"width": 390, "height": 844})
+        no_js.goto(f"{base}/blog/")
+        no_js.locator(".site-header").get_by_role("link", name="Search").click()
+        no_js.wait_for_url(f"{base}/search/")
+        # The theme link opens a form that stores the choice and returns to the page.
+        no_js.goto(f"{base}/blog/gpu-costs/")
+        no_js.get_by_role("link", name="Light or dark theme").click()
+        no_js.wait_for_url(re.compile(r"/theme/\?next="))
+        no_js.get_by_label("Dark", exact=True).check()
+        no_js.get_by_role("button", name="Save and go back").click()
+        no_js.wait_for_url(f"{base}/blog/gpu-costs/")
+        assert no_js.evaluate(COLOR_SCHEME) == "dark"
     finally:
         context.close()
+
+    check_load_more_keeps_the_address(page, base)

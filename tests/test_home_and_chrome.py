@@ -25,7 +25,7 @@ def test_site_chrome_comes_from_site_settings(client, demo):
     chrome.demo_url = "https://example.com/call"
     chrome.save()
     html = client.get("/blog/").content.decode()
-    assert '<a href="https://example.com/call" class="button">Book a call</a>' in html
+    assert '<a href="https://example.com/call" class="button button--compact">Book a call</a>' in html
 
 
 def test_site_settings_reject_javascript_links(demo):

@@ -9,3 +9,8 @@ DEBUG = env_bool("DEBUG", True)
 SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-never-use-in-production")
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 WAGTAIL_CACHE = False
+
+# The site's own 404 and 500 pages (tracebacks go to the console); DEBUG_ERROR_PAGES=true shows
+# Django's technical pages instead (home/dev_error_pages.py).
+if not env_bool("DEBUG_ERROR_PAGES", False):
+    MIDDLEWARE = ["home.dev_error_pages.SiteErrorPagesMiddleware", *MIDDLEWARE]  # noqa: F405

@@ -1,5 +1,8 @@
-"""Screenshots of the reader pages (blog index, a topic, an article, search results) at a phone
-width (390 px) and a desktop width (1440 px), saved as ``docs/screenshots/reader-<page>-<width>.png``.
+"""Screenshots of every reader page type (home, blog index, a topic, an article, an author,
+search results, the 404 page and the theme chooser) at a phone width (390 px) and a desktop width
+(1440 px), in the light and the dark theme, saved as ``docs/screenshots/reader-<page>-<device>.png``
+and ``reader-<page>-<device>-dark.png``. The dark shots use the device preference
+(``prefers-color-scheme: dark``), which the site follows when the reader has not chosen a theme.
 
 Usage (``make screenshots``)::
 
@@ -27,12 +30,18 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(__file__).resolve().parent
+# {name: (path, expected status)}
 PAGES = {
-    "index": "/blog/",
-    "topic": "/blog/gpu-costs/",
-    "article": "/blog/how-much-utilization-improvement-do-you-need-to-break-even-on-gpu-checkpointing/",
-    "search": "/search/?query=checkpoint",
+    "home": ("/", 200),
+    "index": ("/blog/", 200),
+    "topic": ("/blog/gpu-costs/", 200),
+    "article": ("/blog/how-much-utilization-improvement-do-you-need-to-break-even-on-gpu-checkpointing/", 200),
+    "author": ("/blog/authors/cedana-editorial/", 200),
+    "search": ("/search/?query=checkpoint", 200),
+    "404": ("/blog/no-such-page/", 404),
+    "theme": ("/theme/?next=/blog/", 200),
 }
+THEMES = {"light": "", "dark": "-dark"}
 WIDTHS = {"phone": 390, "desktop": 1440}
 MAX_HEIGHT = 1800
 CHROMIUM_FLAGS = [
@@ -83,32 +92,40 @@ def start_demo_server(port: int, workdir: Path) -> subprocess.Popen:
 
 
 def capture(base_url: str) -> list[Path]:
-    """Save every page at every width; returns the files written."""
+    """Save every page at every width in both themes; returns the files written."""
     written = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"), args=CHROMIUM_FLAGS
         )
         try:
-            for device, width in WIDTHS.items():
-                page = browser.new_page(viewport={"width": width, "height": 900}, device_scale_factor=1)
-                for name, path in PAGES.items():
-                    response = page.goto(base_url + path, wait_until="load")
-                    if response is None or response.status != 200:
-                        raise RuntimeError(f"{path} answered {response and response.status}")
-                    # Lazy images below the fold: bring them in before the shot.
-                    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
-                    page.wait_for_load_state("networkidle")
-                    height = min(page.evaluate("document.documentElement.scrollHeight"), MAX_HEIGHT)
-                    png = page.screenshot(full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height})
-                    target = OUT / f"reader-{name}-{device}.png"
-                    with Image.open(BytesIO(png)) as shot:
-                        shot.convert("RGB").quantize(colors=256).save(target, optimize=True)
-                    written.append(target)
-                page.close()
+            for theme, suffix in THEMES.items():
+                for device, width in WIDTHS.items():
+                    page = browser.new_page(
+                        viewport={"width": width, "height": 900}, device_scale_factor=1, color_scheme=theme
+                    )
+                    for name, (path, status) in PAGES.items():
+                        target = OUT / f"reader-{name}-{device}{suffix}.png"
+                        written.append(shoot(page, base_url + path, status, width, target))
+                    page.close()
         finally:
             browser.close()
     return written
+
+
+def shoot(page, url: str, status: int, width: int, target: Path) -> Path:
+    """Load ``url`` (raising unless it answers ``status``) and save its top as ``target``."""
+    response = page.goto(url, wait_until="load")
+    if response is None or response.status != status:
+        raise RuntimeError(f"{url} answered {response and response.status}, not {status}")
+    # Lazy images below the fold: bring them in before the shot.
+    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+    page.wait_for_load_state("networkidle")
+    height = min(page.evaluate("document.documentElement.scrollHeight"), MAX_HEIGHT)
+    png = page.screenshot(full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height})
+    with Image.open(BytesIO(png)) as shot:
+        shot.convert("RGB").quantize(colors=256).save(target, optimize=True)
+    return target
 
 
 def main() -> int:

@@ -1,6 +1,9 @@
-"""``{% seo_head %}``: meta description, canonical URL, Open Graph, Twitter card and JSON-LD tags."""
+"""``{% seo_head %}``: meta description, canonical URL, Open Graph, Twitter card and JSON-LD tags;
+``|brand_title``: the ``<title>`` text with the brand said once."""
 
 from django import template
+from django.utils.html import conditional_escape
+from django.utils.safestring import mark_safe
 
 from wagtail.images.models import SourceImageIOError
 
@@ -61,3 +64,19 @@ def seo_head(context) -> dict:
         "is_article": hasattr(page, "date_published") and not overrides,
         "page": page,
     }
+
+
+@register.filter(is_safe=True)
+def brand_title(title, brand) -> str:
+    """A page's ``<title>``: ``title`` followed by " · <brand> blog", unless ``title`` already
+    names the brand (case-insensitively, e.g. "Cedana blog: field reports"), so the brand is
+    never said twice. An empty ``title`` gives "<brand> blog". ``title`` is the rendered (already
+    escaped) block; ``brand`` (the site setting's word mark, default "cedana") is escaped here."""
+    title = str(title).strip()
+    brand = str(brand or "cedana").strip()
+    suffix = conditional_escape(f"{brand} blog")
+    if not title:
+        return mark_safe(suffix)  # noqa: S308 - escaped above
+    if brand.lower() in title.lower():
+        return mark_safe(title)  # noqa: S308 - the block's own escaped output
+    return mark_safe(f"{title} · {suffix}")  # noqa: S308 - both parts escaped

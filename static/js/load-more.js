@@ -1,9 +1,11 @@
 // "Load more" in place: the pager's rel=next link is a real link to ?page=N (it works without
-// JavaScript); with it, the next page's cards are fetched and appended to this page's list.
+// JavaScript); with it, the next page's cards are fetched and appended to this page's list, and
+// the address becomes that ?page=N (history.replaceState), so Back from an article opened from
+// the new cards returns to them rather than to page 1.
 (function () {
   "use strict";
   var listing = document.querySelector(".listing");
-  if (!listing || !window.fetch || !window.DOMParser) return;
+  if (!listing || !window.fetch || !window.DOMParser || !window.history.replaceState) return;
 
   listing.addEventListener("click", function (event) {
     var link = event.target.closest && event.target.closest('.pager a[rel="next"]');
@@ -11,8 +13,9 @@
     event.preventDefault();
     if (link.getAttribute("aria-busy") === "true") return;
     link.setAttribute("aria-busy", "true");
+    var pageUrl = link.href;
 
-    fetch(link.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+    fetch(pageUrl, { headers: { Accept: "text/html" }, credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) throw new Error(response.status);
         return response.text();
@@ -28,6 +31,8 @@
           grid.appendChild(copy);
           first = first || copy;
         });
+        // The address names the last page loaded: a reload or Back lands on those cards.
+        window.history.replaceState({ loadMore: pageUrl }, "", pageUrl);
         var nextLink = next.querySelector('.listing .pager a[rel="next"]');
         if (nextLink) {
           link.href = nextLink.getAttribute("href");
@@ -39,9 +44,11 @@
         }
         var count = listing.querySelector("#listing-count");
         if (count && count.dataset.total) {
-          // Same wording as the server's: "Showing 20 of 20 posts" or, from page 2, "Showing 13–30 of 40 posts".
+          // Same wording as the server's: "Showing 13 of 20 posts" or, from page 2, "Showing 14–30 of 40 posts"
+          // (the featured article, shown above the cards, is counted: see components/pagination.html).
           var start = parseInt(count.dataset.start, 10) || 1;
-          var end = start + grid.children.length - 1;
+          var end = (parseInt(count.dataset.end, 10) || 0) + items.length;
+          count.dataset.end = end;
           count.textContent = "Showing " + (start === 1 ? end : start + "\u2013" + end) + " of " + count.dataset.total + " posts";
         }
         // Keyboard and screen reader users continue at the first new card.
@@ -49,7 +56,7 @@
         if (target) target.focus();
       })
       .catch(function () {
-        window.location.href = link.href; // fall back to the plain link
+        window.location.href = pageUrl; // fall back to the plain link
       });
   });
 })();

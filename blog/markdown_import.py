@@ -270,7 +270,7 @@ class ParsedArticle:
     topics: list
     authors: list
     body: list
-    card_image: tuple | None
+    card_image: object  # (path, alt) as read; the library image (or None) after read_article
     notes: list[str]
     links: set[str]
 
@@ -292,6 +292,8 @@ class ArticleReader:
     def read(self) -> ParsedArticle:
         try:
             post = frontmatter.loads(self.source.text)
+        except ValueError as error:  # YAML that names an impossible date, e.g. 2026-02-30
+            raise MarkdownImportError(f"the front matter has a value that is not valid: {error}") from error
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             where = f" (line {mark.line + 1})" if mark else ""
@@ -595,7 +597,11 @@ class ArticleReader:
                 else:
                     self.note(child, f"{child.type.replace('_', ' ')} inside a list item was kept as text")
                     parts.append(escape(self.source_lines(child)))
-            items.append(f"<li>{' '.join(parts)}</li>")
+            joined = ""
+            for part in parts:
+                nested = part.startswith(("<ul>", "<ol>"))
+                joined += part if nested or not joined else f" {part}"
+            items.append(f"<li>{joined}</li>")
         return f"<{tag}>{''.join(items)}</{tag}>"
 
     def inline_html(self, nodes) -> str:
@@ -650,21 +656,30 @@ class ArticleReader:
 
 
 def _join_runs(runs) -> str:
-    """Rich text HTML for inline runs; literal ``$`` are written ``\\$`` only where they would
-    otherwise read as inline math (``blog.mathml.INLINE_MATH``)."""
-    plain = "".join(text if kind == "text" else f"${text}$" if kind == "math" else "\x00" for kind, text in runs)
-    expected = "".join(f"${text}$" for kind, text in runs if kind == "math")
-    found = "".join(match.group() for match in INLINE_MATH.finditer(plain))
-    escape_dollars = found != expected or any(kind == "text" and needs_dollar_escape(text) for kind, text in runs)
-    parts = []
-    for kind, text in runs:
-        if kind == "text":
-            parts.append(escape(text.replace("$", "\\$") if escape_dollars else text))
-        elif kind == "math":
-            parts.append(escape(f"${text}$"))
-        else:
-            parts.append(text)
-    return "".join(parts)
+    """Rich text HTML for inline runs. A literal ``$`` is written ``\\$`` only in a text run that
+    would otherwise read as inline math (``blog.mathml.INLINE_MATH``), or everywhere if the
+    joined runs would read differently from the math runs given."""
+    expected = [text for kind, text in runs if kind == "math"]
+
+    def write(escape_all: bool) -> tuple[str, str]:
+        html, plain = [], []
+        for kind, text in runs:
+            if kind == "text":
+                literal = text.replace("$", "\\$") if escape_all or needs_dollar_escape(text) else text
+                html.append(escape(literal))
+                plain.append(literal)
+            elif kind == "math":
+                html.append(escape(f"${text}$"))
+                plain.append(f"${text}$")
+            else:
+                html.append(text)
+                plain.append("\x00")
+        return "".join(html), "".join(plain)
+
+    html, plain = write(escape_all=False)
+    if [match.group(1) for match in INLINE_MATH.finditer(plain)] != expected:
+        html, _plain_text = write(escape_all=True)
+    return html
 
 
 def _plain(node, softbreak: str = " ") -> str:
@@ -801,7 +816,7 @@ def _batch_slugs(sources) -> dict[str, str]:
     for source in sources:
         try:
             meta = frontmatter.loads(source.text).metadata
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):
             continue
         if isinstance(meta, dict):
             slug = meta.get("slug") or slugify(
@@ -834,7 +849,13 @@ def _link_order(sources, batch_slugs) -> list[MarkdownSource]:
     return ordered
 
 
-def _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs):
+def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run=False) -> "ParsedArticle":
+    """Read ``source`` into page fields and a body of raw blocks (no page is written; images
+    enter the library unless ``dry_run``). Links to ``.md`` files become page links to the
+    article with that file's slug (``batch_slugs``: source name -> slug of the files imported
+    together), or else the file name's slug. Raises MarkdownImportError."""
+    batch_slugs = batch_slugs or {}
+
     def resolve_link(from_source, href):
         if not _is_markdown_link(href):
             return None
@@ -846,17 +867,21 @@ def _import_one(source, report, parent, topic, user, update, dry_run, batch_slug
     def image_for(*args):
         return _library_image(*args, user=user, dry_run=dry_run)
 
-    reader = ArticleReader(source, resolve_link=resolve_link, image_for=image_for)
-    parsed = reader.read()
+    parsed = ArticleReader(source, resolve_link=resolve_link, image_for=image_for).read()
+    if parsed.card_image:
+        parsed.card_image = image_for(source, parsed.card_image[0], parsed.card_image[1], parsed.notes.append)
+    return parsed
+
+
+def _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs):
+    parsed = read_article(source, batch_slugs=batch_slugs, user=user, dry_run=dry_run)
     report.slug = parsed.slug
     report.notes.extend(parsed.notes)
     if parsed.slug in seen_slugs:
         raise MarkdownImportError(f"slug '{parsed.slug}' is also the slug of {seen_slugs[parsed.slug]} in this import")
     seen_slugs[parsed.slug] = source.name
     body = _validated_body(parsed.body, report)
-    card_image = None
-    if parsed.card_image:
-        card_image = image_for(source, parsed.card_image[0], parsed.card_image[1], report.notes.append)
+    card_image = parsed.card_image if parsed.card_image is not DRY_RUN_IMAGE else None
     existing = ArticlePage.objects.child_of(parent).filter(slug=parsed.slug).first()
     if existing is not None and not update:
         report.action, report.page_id = "skipped", existing.pk
@@ -880,13 +905,22 @@ def _import_one(source, report, parent, topic, user, update, dry_run, batch_slug
         if _same_content(before, page):
             report.action, report.page_id = "unchanged", existing.pk
             return
-        page.save_revision(user=user, log_action=True)
+        _clean_draft(page)
+        page.save_revision(user=user, log_action=True, clean=False)
         report.action, report.page_id = "updated", existing.pk
         return
     page.owner = user
-    parent.add_child(instance=page)
-    page.save_revision(user=user, log_action=True)
+    parent.add_child(instance=page)  # a draft: Wagtail checks the title and slug
+    _clean_draft(page)
+    page.save_revision(user=user, log_action=True, clean=False)
     report.action, report.page_id = "created", page.pk
+
+
+def _clean_draft(page: ArticlePage) -> None:
+    """Validate ``page``'s fields as a draft: a blank field is allowed (drafts may be incomplete,
+    as in Wagtail's editor; the publish gates ask for it), anything given must be valid."""
+    blank = [field.name for field in page._meta.concrete_fields if getattr(page, field.attname) in (None, "")]
+    page.full_clean(exclude=blank)
 
 
 def _same_content(a: ArticlePage, b: ArticlePage) -> bool:
@@ -903,7 +937,9 @@ def _same_content(a: ArticlePage, b: ArticlePage) -> bool:
 def comparable_body(body) -> list:
     """A StreamField value as ``[(type, value)]`` of stored data, without block ids and with
     rich text ``data-block-key`` attributes removed: two bodies equal here render the same."""
-    data = body.get_prep_value() if hasattr(body, "get_prep_value") else body
+    if isinstance(body, list):
+        body = ArticleBodyBlock().to_python(body)
+    data = body.get_prep_value()
     return [(block["type"], _without_block_keys(block["value"])) for block in data]
 
 

@@ -273,6 +273,7 @@ class ParsedArticle:
     card_image: object  # (path, alt) as read; the library image (or None) after read_article
     notes: list[str]
     links: set[str]
+    links_waiting: bool = False  # links to files of the same import that are not pages yet
 
 
 class ArticleReader:
@@ -780,13 +781,14 @@ def import_sources(
     ``parent``'s topics) is added to every article.
     """
     batch_slugs = _batch_slugs(sources)
-    reports, seen_slugs = [], {}
+    reports, seen_slugs, relink = [], {}, []
     for source in _link_order(sources, batch_slugs):
         report = FileReport(name=source.name)
         reports.append(report)
         try:
             with transaction.atomic():
-                _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs)
+                if _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs):
+                    relink.append((source, report))
                 if dry_run:
                     raise _DryRunRollback
         except _DryRunRollback:
@@ -797,6 +799,15 @@ def import_sources(
         except ValidationError as error:
             report.action, report.page_id = "failed", None
             report.notes.insert(0, "; ".join(_validation_messages(error)))
+    for source, report in relink:
+        # Files that link to each other in a cycle: the links to files imported after this one
+        # become page links in a second draft revision, now that those pages exist.
+        if report.action in {"created", "updated"}:
+            with transaction.atomic():
+                second = FileReport(name=source.name)
+                _import_one(source, second, parent, topic, user, True, dry_run, batch_slugs, {})
+            report.notes = [note for note in report.notes if "kept as a plain link" not in note]
+            report.notes.append("links to files imported after this one were set in a second draft revision")
     order = {source.name: index for index, source in enumerate(sources)}
     return sorted(reports, key=lambda report: order[report.name])
 
@@ -855,6 +866,7 @@ def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run
     article with that file's slug (``batch_slugs``: source name -> slug of the files imported
     together), or else the file name's slug. Raises MarkdownImportError."""
     batch_slugs = batch_slugs or {}
+    waiting_for_batch = []
 
     def resolve_link(from_source, href):
         if not _is_markdown_link(href):
@@ -862,7 +874,10 @@ def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run
         path = href.split("#")[0]
         target = posixpath.normpath(posixpath.join(posixpath.dirname(from_source.name), path))
         slug = batch_slugs.get(target) or PurePosixPath(path).stem
-        return ArticlePage.objects.filter(slug=slug).first()
+        page = ArticlePage.objects.filter(slug=slug).first()
+        if page is None and target in batch_slugs:
+            waiting_for_batch.append(href)
+        return page
 
     def image_for(*args):
         return _library_image(*args, user=user, dry_run=dry_run)
@@ -870,10 +885,12 @@ def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run
     parsed = ArticleReader(source, resolve_link=resolve_link, image_for=image_for).read()
     if parsed.card_image:
         parsed.card_image = image_for(source, parsed.card_image[0], parsed.card_image[1], parsed.notes.append)
+    parsed.links_waiting = bool(waiting_for_batch)
     return parsed
 
 
-def _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs):
+def _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs) -> bool:
+    """Import one file into ``report``; True if some of its links wait for files imported later."""
     parsed = read_article(source, batch_slugs=batch_slugs, user=user, dry_run=dry_run)
     report.slug = parsed.slug
     report.notes.extend(parsed.notes)
@@ -886,8 +903,9 @@ def _import_one(source, report, parent, topic, user, update, dry_run, batch_slug
     if existing is not None and not update:
         report.action, report.page_id = "skipped", existing.pk
         report.notes.insert(0, "an article with this slug exists (import with --update for a new draft revision)")
-        return
+        return False
     page = existing.get_latest_revision_as_object() if existing else ArticlePage(live=False)
+    before = _content(page) if existing else None
     for name, value in parsed.fields.items():
         if name == "date_published" and existing and page.date_published and page.live:
             continue  # a live article keeps the date readers saw
@@ -901,19 +919,19 @@ def _import_one(source, report, parent, topic, user, update, dry_run, batch_slug
     if parsed.authors or not existing:
         page.authors = parsed.authors
     if existing is not None:
-        before = existing.get_latest_revision_as_object()
-        if _same_content(before, page):
+        if _content(page) == before:
             report.action, report.page_id = "unchanged", existing.pk
-            return
+            return False
         _clean_draft(page)
         page.save_revision(user=user, log_action=True, clean=False)
         report.action, report.page_id = "updated", existing.pk
-        return
+        return parsed.links_waiting
     page.owner = user
     parent.add_child(instance=page)  # a draft: Wagtail checks the title and slug
     _clean_draft(page)
     page.save_revision(user=user, log_action=True, clean=False)
     report.action, report.page_id = "created", page.pk
+    return parsed.links_waiting
 
 
 def _clean_draft(page: ArticlePage) -> None:
@@ -923,15 +941,15 @@ def _clean_draft(page: ArticlePage) -> None:
     page.full_clean(exclude=blank)
 
 
-def _same_content(a: ArticlePage, b: ArticlePage) -> bool:
+def _content(page: ArticlePage) -> tuple:
+    """What an import sets on a page, as comparable values (to tell an unchanged file)."""
     fields = ("title", "slug", "summary", "seo_title", "search_description", "image_alt", "image_id", "date_published")
-    if any(getattr(a, name) != getattr(b, name) for name in fields):
-        return False
-    if {topic.pk for topic in a.topics.all()} != {topic.pk for topic in b.topics.all()}:
-        return False
-    if {author.pk for author in a.authors.all()} != {author.pk for author in b.authors.all()}:
-        return False
-    return comparable_body(a.body) == comparable_body(b.body)
+    return (
+        tuple(getattr(page, name) for name in fields),
+        sorted(topic.pk for topic in page.topics.all()),
+        sorted(author.pk for author in page.authors.all()),
+        comparable_body(page.body),
+    )
 
 
 def comparable_body(body) -> list:
@@ -944,6 +962,8 @@ def comparable_body(body) -> list:
 
 
 def _without_block_keys(value):
+    if value is None:
+        return ""  # an optional text block stored as null renders as an empty one
     if isinstance(value, str):
         return re.sub(r' data-block-key="[^"]*"', "", value)
     if isinstance(value, dict):
@@ -1008,6 +1028,9 @@ def _library_image(source: MarkdownSource, reference: str, alt: str, note, *, us
         return None
     image_model = get_image_model()
     digest = hash_filelike(io.BytesIO(data))
+    # Images uploaded before Wagtail stored hashes (or made by scripts) have none: hash them once.
+    for unhashed in image_model.objects.filter(file_hash=""):
+        unhashed.get_file_hash()
     if existing := image_model.objects.filter(file_hash=digest).first():
         return existing
     form_class = get_image_form(image_model)

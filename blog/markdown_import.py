@@ -24,6 +24,7 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+from html import escape as html_escape
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
@@ -33,7 +34,6 @@ from django.db import transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
-from django.utils.html import escape
 from django.utils.text import slugify
 
 from wagtail.images import get_image_model
@@ -91,6 +91,12 @@ BLOCK_SEPARATOR = "<!-- -->"
 
 # A new image that passed the image form in a dry run: nothing is stored, so it has no pk.
 DRY_RUN_IMAGE = SimpleNamespace(pk=None)
+
+
+def escape(text: str) -> str:
+    """``text`` for rich text HTML: ``&``, ``<`` and ``>`` escaped, as Wagtail's editor stores
+    text (an apostrophe or a quote stays as it is)."""
+    return html_escape(text, quote=False)
 
 
 class MarkdownImportError(Exception):
@@ -653,7 +659,7 @@ class ArticleReader:
             return f'<a linktype="page" id="{page.pk}">'
         if _is_markdown_link(href):
             self.note(node, f"link to {href} kept as a plain link: no article with that slug")
-        return f'<a href="{escape(href)}">'
+        return f'<a href="{html_escape(href)}">'
 
 
 def _join_runs(runs) -> str:
@@ -962,6 +968,9 @@ def comparable_body(body) -> list:
 
 
 def _without_block_keys(value):
+    if isinstance(value, dict) and "table_header_choice" in value:
+        # The table editor's own setting; the first_row/first_col flags say the same.
+        value = {key: item for key, item in value.items() if key != "table_header_choice"}
     if value is None:
         return ""  # an optional text block stored as null renders as an empty one
     if isinstance(value, str):

@@ -44,15 +44,20 @@ def _escape_line_start(markdown: str) -> str:
 
 
 def _rich_text_literal(text: str) -> str:
-    """Text of a rich text node: ``$...$`` spans stay as math, the rest is escaped; ``\\$`` in
-    our rich text is a literal dollar sign (``blog.mathml``)."""
+    """Text of a rich text node: ``$...$`` spans stay as math; ``\\$`` (our rich text's literal
+    dollar sign, ``blog.mathml``) stays ``\\$`` and a lone ``$`` stays ``$`` (Markdown reads
+    both as the rich text had them); the rest is escaped."""
     parts, end = [], 0
     for match in INLINE_MATH.finditer(text):
-        parts.append(escape_text(text[end : match.start()].replace("\\$", "$")))
+        parts.append(_escape_literal(text[end : match.start()]))
         parts.append(match.group())
         end = match.end()
-    parts.append(escape_text(text[end:].replace("\\$", "$")))
+    parts.append(_escape_literal(text[end:]))
     return "".join(parts)
+
+
+def _escape_literal(text: str) -> str:
+    return "\\$".join(escape_text(part).replace("\\$", "$") for part in text.split("\\$"))
 
 
 def _code_span(code: str) -> str:

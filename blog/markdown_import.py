@@ -259,6 +259,9 @@ def markdown_parser() -> MarkdownIt:
     return (
         MarkdownIt("commonmark", {"html": True})
         .enable("table")
+        # Backslash escapes stay tokens of their own (text_special), so "\\$" (a literal dollar
+        # sign) reads back as our rich text's "\\$".
+        .disable("text_join")
         .use(front_matter_plugin)
         .use(footnote_plugin)
         .use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False)
@@ -622,6 +625,8 @@ class ArticleReader:
             kind = node.type
             if kind == "text":
                 runs.append(("text", node.content))
+            elif kind == "text_special":
+                runs.append(("dollar", "\\$") if node.markup == "\\$" else ("text", node.content))
             elif kind == "softbreak":
                 runs.append(("text", " "))
             elif kind == "hardbreak":
@@ -678,6 +683,9 @@ def _join_runs(runs) -> str:
             elif kind == "math":
                 html.append(escape(f"${text}$"))
                 plain.append(f"${text}$")
+            elif kind == "dollar":
+                html.append(text)
+                plain.append(text)
             else:
                 html.append(text)
                 plain.append("\x00")
@@ -691,7 +699,7 @@ def _join_runs(runs) -> str:
 
 def _plain(node, softbreak: str = " ") -> str:
     """The text of an inline node and its children (code and math as written)."""
-    if node.type == "text":
+    if node.type in {"text", "text_special"}:
         return node.content
     if node.type in {"softbreak", "hardbreak"}:
         return softbreak

@@ -52,6 +52,8 @@ RICH_TEXT_CASES = [
     "<p>1. not a list either</p>",
     "<p>&lt;b&gt;not bold&lt;/b&gt; &amp;amp; kept</p>",
     "<p>Prices $5 and $10, math $x^2$, escaped \\$y\\$ dollars.</p>",
+    "<p>Break even at $u \\ge 0.57$, which costs \\$5 a day.</p>",
+    "<p>a \\$5 $b$ \\$ and a lone $</p>",
     '<p><b>bold</b> <i>italic</i> <b>bold <i>both</i></b> <a href="https://example.com/a_(b)">odd url</a></p>',
     "<p>Break<br/>line</p>",
     "<ul><li>one<ul><li>nested <b>bold</b></li></ul></li><li>two</li></ul><ul><li>second list</li></ul>",

@@ -155,7 +155,7 @@ def test_every_construct_becomes_our_blocks_in_a_draft(demo, article_folder):
     assert "<i>emphasis</i>" in intro and "<b>strong</b>" in intro and "<code>nvidia-smi</code>" in intro
     assert '<a href="https://example.com/x">a site link</a>' in intro
     assert f'<a id="{stateful.pk}" linktype="page">' in intro or f'<a linktype="page" id="{stateful.pk}">' in intro
-    assert "$P = F/B$" in intro and "costs $5 and $10." in intro
+    assert "$P = F/B$" in intro and "costs \\$5 and $10." in intro
     assert blocks[1][1] == {"text": "Where it sits", "level": "h2", "anchor": "ridge"}
     assert blocks[2][1]["level"] == "h3"
     assert blocks[3] == (

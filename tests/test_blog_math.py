@@ -6,6 +6,9 @@ MathML is checked by parsing it with an XML parser, never by matching strings.
 import xml.etree.ElementTree as ET
 
 from django.core.exceptions import ValidationError
+from django.utils.html import escape
+
+from wagtail.test.utils.form_data import rich_text
 
 import pytest
 
@@ -189,3 +192,52 @@ def test_callout_text_renders_inline_math():
 
 def test_math_is_in_the_article_body():
     assert isinstance(ArticleBodyBlock().child_blocks["math"], MathBlock)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ([("math", r"\frac{a}")], "numerator and a denominator"),
+        ([("math", r"\unknowncmd x")], r"unknown command \unknowncmd"),
+        ([("math", "{x")], "never closed"),
+        ([("paragraph", rich_text(r"<p>Cost $\frac{1}$ here.</p>"))], r"$\frac{1}$"),
+    ],
+)
+def test_the_editor_shows_invalid_latex_as_a_form_error_and_saves_nothing(client, demo, editor, body, problem):
+    from django.urls import reverse
+
+    from wagtail.models import Revision
+
+    from .admin_forms import article_form_data
+
+    article = demo.articles[2]
+    revisions = Revision.objects.filter(object_id=str(article.pk)).count()
+    client.force_login(editor)
+    response = client.post(
+        reverse("wagtailadmin_pages:edit", args=(article.pk,)), article_form_data(article.slug, body=body)
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "The page could not be saved due to validation errors" in html
+    assert escape(problem) in html or problem in html
+    assert Revision.objects.filter(object_id=str(article.pk)).count() == revisions
+
+
+@pytest.mark.django_db
+def test_the_editor_saves_valid_math(client, demo, editor):
+    from django.urls import reverse
+
+    from .admin_forms import article_form_data
+
+    article = demo.articles[2]
+    client.force_login(editor)
+    body = [("math", r"E = mc^2"), ("paragraph", rich_text("<p>So $E$ grows with $m$; it costs $5 or $10.</p>"))]
+    response = client.post(
+        reverse("wagtailadmin_pages:edit", args=(article.pk,)), article_form_data(article.slug, body=body)
+    )
+    assert response.status_code == 302
+    draft = article.get_latest_revision_as_object()
+    assert [block.block_type for block in draft.body] == ["math", "paragraph"]
+    html = draft.body[1].render()
+    assert len(math_elements(html)) == 2

@@ -22,16 +22,19 @@ import io
 import posixpath
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from html import escape as html_escape
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.db.models.functions import Lower
+from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.text import slugify
@@ -58,6 +61,8 @@ from blog.models import SUMMARY_MAX_LENGTH, ArticlePage, Author, BlogIndexPage, 
 MAX_MARKDOWN_BYTES = 1024 * 1024
 MAX_ZIP_MEMBERS = 2000
 MAX_ZIP_BYTES = 200 * 1024 * 1024
+# What reading a damaged zip member raises (a bad CRC, a truncated or corrupt stream).
+ZIP_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
 IMAGE_SUFFIXES = {".avif", ".gif", ".jpg", ".jpeg", ".png", ".webp"}
 
 _LANGUAGES = {value for value, _label, _lexer in CODE_LANGUAGES}
@@ -138,9 +143,11 @@ class MarkdownSource:
     text: str
     files: "SourceFiles"
 
-    def read_file(self, reference: str) -> bytes | None:
+    def read_file(self, reference: str, limit: int | None = None) -> bytes | None:
+        """The bytes of ``reference`` (relative to this file), or None if it is missing, outside
+        the import or over ``limit`` bytes."""
         path = posixpath.normpath(posixpath.join(posixpath.dirname(self.name), reference))
-        return self.files.read(path)
+        return self.files.read(path, limit=limit)
 
 
 class SourceFiles:
@@ -161,7 +168,12 @@ class SourceFiles:
                 info = self.archive.getinfo(path)
             except KeyError:
                 return None
-            return self.archive.read(info) if info.file_size <= (limit or MAX_ZIP_BYTES) else None
+            if info.file_size > (limit or MAX_ZIP_BYTES):
+                return None
+            try:
+                return self.archive.read(info)
+            except ZIP_READ_ERRORS:
+                return None
         if self.folder is None:
             return None
         target = (self.folder / path).resolve()
@@ -237,7 +249,11 @@ def sources_from_zip(name: str, data: bytes) -> list[MarkdownSource]:
             continue
         if info.file_size > MAX_MARKDOWN_BYTES:
             _too_large(info.filename)
-        sources.append(_source(info.filename, archive.read(info), files))
+        try:
+            data = archive.read(info)
+        except ZIP_READ_ERRORS as error:
+            raise MarkdownImportError(f"{name}: {info.filename} cannot be unpacked ({error})") from error
+        sources.append(_source(info.filename, data, files))
     return sources
 
 
@@ -1039,9 +1055,13 @@ def _library_image(source: MarkdownSource, reference: str, alt: str, note, *, us
     if PurePosixPath(reference).suffix.lower() not in IMAGE_SUFFIXES:
         note(f"image {reference} is not a {'/'.join(sorted(s[1:] for s in IMAGE_SUFFIXES))} file: kept as text")
         return None
-    data = source.read_file(reference)
+    max_bytes = settings.WAGTAILIMAGES_MAX_UPLOAD_SIZE
+    data = source.read_file(reference, limit=max_bytes)
     if data is None:
-        note(f"image {reference} is not beside the file in the import: kept as text")
+        note(
+            f"image {reference} is not beside the file in the import "
+            f"(or is larger than {filesizeformat(max_bytes)}): kept as text"
+        )
         return None
     image_model = get_image_model()
     digest = hash_filelike(io.BytesIO(data))

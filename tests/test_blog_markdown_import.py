@@ -359,3 +359,33 @@ def test_parent_topic_adds_the_topic_and_blocks_that_do_not_validate_become_text
 def test_no_markdown_found_is_an_error(demo, tmp_path):
     assert "No Markdown files found" in run_failing(tmp_path)[1]
     assert "no such file" in run_failing(Path(tmp_path / "missing.md"))[1]
+
+
+def corrupt_member(data: bytes, name: str) -> bytes:
+    """``data`` (a zip) with the stored bytes of member ``name`` flipped, so its CRC fails."""
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    info = archive.getinfo(name)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    damaged = bytearray(data)
+    damaged[start] ^= 0xFF
+    return bytes(damaged)
+
+
+@pytest.mark.django_db
+def test_a_damaged_zip_member_is_a_clear_error_and_a_damaged_image_is_reported(demo, tmp_path):
+    markdown = b"---\ntitle: Damaged\nsummary: s\n---\n\n![A box](box.png)\n"
+    members = {"post.md": markdown, "box.png": png_bytes("maroon")}
+    archive = tmp_path / "damaged-md.zip"
+    archive.write_bytes(corrupt_member(zip_of(members), "post.md"))
+    assert "post.md cannot be unpacked" in run_failing(archive)[1]
+    archive = tmp_path / "damaged-image.zip"
+    archive.write_bytes(corrupt_member(zip_of(members), "box.png"))
+    assert "image box.png is not beside the file in the import" in run(archive)
+
+
+@pytest.mark.django_db
+def test_an_image_over_the_upload_limit_is_not_read(demo, tmp_path, settings):
+    settings.WAGTAILIMAGES_MAX_UPLOAD_SIZE = 1024
+    (tmp_path / "big.png").write_bytes(png_bytes("gray", (1600, 900)) + b"\0" * 2048)
+    (tmp_path / "post.md").write_text("---\ntitle: Big picture\nsummary: s\n---\n\n![A big box](big.png)\n")
+    assert "or is larger than 1.0\xa0KB" in run(tmp_path / "post.md")

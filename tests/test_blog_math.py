@@ -22,6 +22,7 @@ from blog.mathml import (
     rich_text_math_problems,
     rich_text_with_math,
 )
+from blog.models import ArticlePage
 
 M = f"{{{MATHML_NAMESPACE}}}"
 
@@ -198,10 +199,13 @@ def test_math_is_in_the_article_body():
 @pytest.mark.parametrize(
     ("body", "problem"),
     [
-        ([("math", r"\frac{a}")], "numerator and a denominator"),
-        ([("math", r"\unknowncmd x")], r"unknown command \unknowncmd"),
-        ([("math", "{x")], "never closed"),
-        ([("paragraph", rich_text(r"<p>Cost $\frac{1}$ here.</p>"))], r"$\frac{1}$"),
+        ([("math", r"\frac{a}")], ["cannot be rendered", "numerator and a denominator"]),
+        ([("math", r"\unknowncmd x")], ["unknown command", "unknowncmd"]),
+        ([("math", "{x")], ["never closed"]),
+        (
+            [("paragraph", rich_text(r"<p>Cost $\frac{1}$ here.</p>"))],
+            ["Inline math that cannot be rendered", "frac{1}"],
+        ),
     ],
 )
 def test_the_editor_shows_invalid_latex_as_a_form_error_and_saves_nothing(client, demo, editor, body, problem):
@@ -220,7 +224,9 @@ def test_the_editor_shows_invalid_latex_as_a_form_error_and_saves_nothing(client
     assert response.status_code == 200
     html = response.content.decode()
     assert "The page could not be saved due to validation errors" in html
-    assert escape(problem) in html or problem in html
+    # The block's error reaches the editor in the stream's JSON (backslashes doubled there).
+    for words in problem:
+        assert escape(words) in html or words in html, words
     assert Revision.objects.filter(object_id=str(article.pk)).count() == revisions
 
 
@@ -237,7 +243,7 @@ def test_the_editor_saves_valid_math(client, demo, editor):
         reverse("wagtailadmin_pages:edit", args=(article.pk,)), article_form_data(article.slug, body=body)
     )
     assert response.status_code == 302
-    draft = article.get_latest_revision_as_object()
+    draft = ArticlePage.objects.get(pk=article.pk).get_latest_revision_as_object()
     assert [block.block_type for block in draft.body] == ["math", "paragraph"]
     html = draft.body[1].render()
     assert len(math_elements(html)) == 2

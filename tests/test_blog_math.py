@@ -247,3 +247,14 @@ def test_the_editor_saves_valid_math(client, demo, editor):
     assert [block.block_type for block in draft.body] == ["math", "paragraph"]
     html = draft.body[1].render()
     assert len(math_elements(html)) == 2
+
+
+def test_the_article_body_indexes_display_and_inline_latex_as_text():
+    body = ArticleBodyBlock().to_python(
+        [
+            {"type": "math", "value": r"\frac{\text{throughput}}{\text{watts}}"},
+            {"type": "paragraph", "value": "<p>Inline $\\text{joules} \\cdot n$ too.</p>"},
+        ]
+    )
+    text = " ".join(ArticleBodyBlock().get_searchable_content(body))
+    assert "throughput" in text and "watts" in text and "joules" in text

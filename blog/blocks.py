@@ -36,6 +36,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
+from blog.mathml import latex_problem, latex_to_mathml, rich_text_math_problems
 from home.models import validate_link
 from home.rich_text_safety import SafeRichTextBlock
 
@@ -245,7 +246,14 @@ class ArticleRichTextBlock(SafeRichTextBlock):
             raise ValidationError(
                 "A link pointed to a page that does not exist and was removed. Check the text, then save."
             )
-        return super().clean(value)
+        value = super().clean(value)
+        if problems := rich_text_math_problems(value.source if value else ""):
+            raise ValidationError(
+                "Inline math that cannot be rendered: "
+                + "; ".join(problems)
+                + ". Fix the LaTeX, or write \\$ for a dollar sign."
+            )
+        return value
 
     def normalize(self, value):
         # StreamValue normalizes child values; keep the markers clean() looks for.
@@ -736,6 +744,52 @@ def _with_safe_url(value: dict) -> dict:
     return value
 
 
+class MathBlock(blocks.TextBlock):
+    """A display formula written in LaTeX, rendered on the server as MathML (no JavaScript).
+
+    Value: the LaTeX source (str, at most ``blog.mathml.MAX_LATEX_LENGTH`` characters). The page
+    shows MathML with the LaTeX as its annotation; search indexes the LaTeX. LaTeX that does
+    not render is a form error naming the problem (``blog.mathml.latex_to_mathml``). Inline math
+    goes in paragraphs as ``$...$``.
+    """
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("rows", 3)
+        kwargs.setdefault("help_text", r"LaTeX without dollar signs, e.g. \frac{\text{cost}}{\text{tokens}}.")
+        super().__init__(**kwargs)
+
+    class Meta:
+        icon = "decimal"
+        template = "components/streamfield/blocks/math_block.html"
+        description = "A formula on its own line, written in LaTeX."
+        preview_value = r"P_{\text{ridge}} = \frac{\text{FLOP/s}}{\text{bytes/s}}"
+        form_classname = "math-block"
+
+    def clean(self, value):
+        value = super().clean(value)
+        if problem := latex_problem(value):
+            raise ValidationError(f"This formula cannot be rendered: {problem}.")
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["mathml"] = math_block_mathml(value)
+        return context
+
+    def get_api_representation(self, value, context=None):
+        """``{"latex": str, "mathml": str}``; ``mathml`` is empty if the LaTeX does not render."""
+        return {"latex": value, "mathml": str(math_block_mathml(value))}
+
+
+def math_block_mathml(latex: str):
+    """Display MathML for a math block's ``latex``; stored LaTeX that skipped the form and does
+    not render is shown as its escaped source in a ``<code>``."""
+    try:
+        return latex_to_mathml(latex, display="block")
+    except ValueError:
+        return format_html("<code>{}</code>", latex)
+
+
 class ArticleBodyBlock(blocks.StreamBlock):
     """The body of an article: the blocks an engineering deep-dive is made of."""
 
@@ -749,6 +803,7 @@ class ArticleBodyBlock(blocks.StreamBlock):
     key_figure = KeyFigureBlock()
     embed = VideoEmbedBlock()
     cta = CallToActionBlock()
+    math = MathBlock()
 
     class Meta:
         block_counts = {"cta": {"max_num": 2}}

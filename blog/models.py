@@ -461,6 +461,7 @@ class ArticlePage(BasePage):
         APIField("image_card", serializer=ImageRenditionField("fill-800x450", source="image")),
         APIField("image_social", serializer=ImageRenditionField(SOCIAL_IMAGE_SPEC, source="image")),
         APIField("body"),
+        APIField("markdown"),
     ]
 
     objects = ArticlePageManager()
@@ -495,6 +496,14 @@ class ArticlePage(BasePage):
         # added topic or author would be missing from the index until the next save.
         insert_or_update_object_task.enqueue(self._meta.app_label, self._meta.model_name, str(self.pk))
         return result
+
+    @property
+    def markdown(self) -> str:
+        """The article as Markdown with YAML front matter (``blog.markdown_export``), images as
+        their file URLs; the admin's "Download as Markdown" gives a zip with the images."""
+        from blog.markdown_export import article_markdown
+
+        return article_markdown(self, image_path=lambda image: image.file.url)
 
     def topic_names(self) -> str:
         """The names of the article's topics, space-separated (indexed for search)."""

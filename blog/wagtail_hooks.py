@@ -24,10 +24,10 @@ from wagtail_modeladmin.helpers import DjangoORMSearchHandler, PageButtonHelper
 from wagtail_modeladmin.options import ModelAdmin, modeladmin_register
 from wagtail_modeladmin.views import IndexView
 
-from blog import reviewer_links
+from blog import markdown_admin, reviewer_links
 
 from . import admin_views, dashboard_panels, editorial_status
-from .models import ArticlePage, Author, TopicPage
+from .models import ArticlePage, Author, BlogIndexPage, TopicPage
 
 # Query-string parameters the Articles listing understands; anything else is a 400, so no one can
 # filter on arbitrary lookups (``?owner__password__startswith=``) through the listing.
@@ -357,3 +357,32 @@ def register_reviewer_link_actions(actions):
 def reviewer_links_button(page, user, view_name=None, next_url=None):
     if page.depth > 1 and page.permissions_for_user(user).can_edit():
         yield Button("Reviewer links", url=reverse("reviewer_links", args=(page.pk,)), icon_name="link", priority=66)
+
+
+# Markdown in and out (blog/markdown_admin.py): the import view, its menu item and the download button.
+
+
+class ImportArticlesMenuItem(MenuItem):
+    def is_shown(self, request):
+        return markdown_admin.can_import(request.user, BlogIndexPage.objects.first())
+
+
+@hooks.register("register_admin_urls")
+def register_markdown_urls():
+    return [
+        path("articles/import/", markdown_admin.import_articles, name="import_articles"),
+        path("articles/<int:page_id>/markdown/", markdown_admin.download_markdown, name="article_markdown"),
+    ]
+
+
+@hooks.register("register_admin_menu_item")
+def register_import_menu_item():
+    return ImportArticlesMenuItem("Import articles", reverse("import_articles"), icon_name="upload", order=170)
+
+
+@hooks.register("register_page_header_buttons")
+def markdown_download_button(page, user, view_name=None, next_url=None):
+    if page.specific_class is ArticlePage and page.permissions_for_user(user).can_edit():
+        yield Button(
+            "Download as Markdown", url=reverse("article_markdown", args=(page.pk,)), icon_name="download", priority=67
+        )

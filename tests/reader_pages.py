@@ -43,6 +43,8 @@ def every_block_body(image) -> list[dict]:
         {"type": "quote", "value": {"quote": "Neither said useful.", "attribution": "Field team"}},
         {"type": "callout", "value": {"kind": "warning", "title": "Careful", "text": "<p>Check the bill.</p>"}},
         {"type": "key_figure", "value": {"value": "5.7", "unit": "points", "label": "to break even"}},
+        {"type": "math", "value": r"P_{\text{ridge}} = \frac{\text{FLOP/s}}{\text{bytes/s}}"},
+        {"type": "paragraph", "value": "<p>Break even at $u \\ge 0.57$, which costs \\$5 a day.</p>"},
         {"type": "embed", "value": {"video": VIDEO_URL, "caption": "A video."}},
         {"type": "cta", "value": {"heading": "Keep the state", "text": "Talk.", "label": "Book a demo", "url": ""}},
     ]

@@ -57,6 +57,7 @@ CHANGES = {
         {"heading": "Oldcta", "text": "", "label": "Schedule demo", "url": ""},
         {"heading": "Newcta", "text": "", "label": "Schedule demo", "url": ""},
     ),
+    "math": (r"\text{oldmath} = x^2", r"\text{newmath} = x^2"),
 }
 WORDS = {
     "heading": ("Oldheading", "Newheading"),
@@ -68,6 +69,7 @@ WORDS = {
     "key_figure": ("oldfigure", "newfigure"),
     "embed": ("oldclip", "newclip"),
     "cta": ("Oldcta", "Newcta"),
+    "math": ("oldmath", "newmath"),
 }
 
 

@@ -103,6 +103,15 @@ def hostile_article(demo):
         {"type": "embed", "value": {"video": f"https://www.youtube.com/watch?v={PAYLOAD}", "caption": PAYLOAD}},
         {"type": "cta", "value": {"heading": PAYLOAD, "text": PAYLOAD, "label": "Go", "url": "javascript:alert(6)"}},
         {"type": "cta", "value": {"heading": "Two", "text": "", "label": "Go", "url": "jav\tascript:alert(7)"}},
+        # Math stored without the form: as LaTeX, inside \text{}, as a link, and inline.
+        {"type": "math", "value": PAYLOAD},
+        {"type": "math", "value": f"\\text{{{PAYLOAD}}}"},
+        {"type": "math", "value": "\\href{javascript:alert(8)}{x}"},
+        {
+            "type": "paragraph",
+            "value": "<p>Inline $\\text{&lt;img src=x onerror=alert(1)&gt;}$, "
+            "$\\text{&lt;script&gt;alert(1)&lt;/script&gt;}$ and $\\href{javascript:alert(9)}{x}$.</p>",
+        },
     ]
     return ArticlePageFactory(
         parent=demo.blog,

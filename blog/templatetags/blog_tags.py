@@ -125,3 +125,11 @@ def share_links(context, page) -> dict:
         "text": quote(getattr(page, "summary", "") or page.title, safe=""),
     }
     return {"links": [{"name": name, "href": pattern.format(**values)} for name, pattern in SHARE_SERVICES]}
+
+
+@register.filter
+def inline_math(html):
+    """Rendered rich text with its ``$...$`` spans as MathML (``blog.mathml.rich_text_with_math``)."""
+    from blog.mathml import rich_text_with_math
+
+    return rich_text_with_math(str(html))

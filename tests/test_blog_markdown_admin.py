@@ -1,0 +1,73 @@
+"""The admin's "Import articles" view (moderators) and its report."""
+
+import io
+import zipfile
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+import pytest
+
+from blog.models import ArticlePage
+
+URL = "/admin/articles/import/"
+GOOD = b"---\ntitle: Uploaded in the admin\nsummary: From the import view.\n---\n\nText with $x^2$.\n"
+
+
+def upload(name: str, data: bytes):
+    return SimpleUploadedFile(name, data, content_type="application/octet-stream")
+
+
+@pytest.mark.django_db
+def test_only_moderators_see_and_use_the_import_view(client, demo, editor, moderator):
+    client.force_login(editor)
+    assert client.get(URL).status_code in {302, 403}  # Wagtail's admin redirects with a message
+    assert client.post(URL, {"file": upload("a.md", GOOD)}).status_code in {302, 403}
+    assert not ArticlePage.objects.filter(slug="uploaded-in-the-admin").exists()
+    assert b"Import articles" not in client.get("/admin/").content
+    client.force_login(moderator)
+    assert client.get(URL).status_code == 200
+    assert URL.encode() in client.get("/admin/").content
+
+
+@pytest.mark.django_db
+def test_upload_creates_a_draft_in_the_workflow_and_shows_the_report(client, demo, moderator):
+    client.force_login(moderator)
+    response = client.post(URL, {"file": upload("a.md", GOOD), "dry_run": "on"})
+    assert response.status_code == 200 and b"would create" in response.content
+    assert not ArticlePage.objects.filter(slug="uploaded-in-the-admin").exists()
+    response = client.post(URL, {"file": upload("a.md", GOOD)})
+    page = ArticlePage.objects.get(slug="uploaded-in-the-admin")
+    assert b"created" in response.content and f"/admin/pages/{page.pk}/edit/".encode() in response.content
+    assert not page.live and page.get_latest_revision().user == moderator
+    assert page.get_workflow() is not None  # drafts go through the editorial workflow like any other
+    response = client.post(URL, {"file": upload("a.md", GOOD)})
+    assert b"skipped" in response.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("notes.txt", b"hello", b"Upload a .md file or a .zip."),
+        ("broken.zip", b"PK\x03\x04 nope", b"not a readable zip"),
+        ("empty.zip", b"PK\x05\x06" + b"\x00" * 18, b"No Markdown files"),
+        ("bad.md", b"---\ntitle: [x\n---\n", b"not valid YAML"),
+    ],
+)
+def test_bad_uploads_are_form_errors_or_failed_reports_never_500(client, demo, moderator, name, data, message):
+    client.force_login(moderator)
+    pages = ArticlePage.objects.count()
+    response = client.post(URL, {"file": upload(name, data)})
+    assert response.status_code in {200, 400}
+    assert message in response.content
+    assert ArticlePage.objects.count() == pages
+
+
+@pytest.mark.django_db
+def test_zip_slip_upload_is_refused(client, demo, moderator):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("../../evil.md", GOOD)
+    client.force_login(moderator)
+    response = client.post(URL, {"file": upload("evil.zip", buffer.getvalue())})
+    assert response.status_code == 400 and b"paths outside its folder" in response.content

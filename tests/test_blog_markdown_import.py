@@ -1,0 +1,391 @@
+"""``import_articles``: Markdown files, folders and zips in as draft articles made of our blocks."""
+
+import io
+import zipfile
+from pathlib import Path
+
+from django.core.management import CommandError, call_command
+
+import pytest
+from PIL import Image
+
+from blog.markdown_import import comparable_body
+from blog.models import ArticlePage
+from home.models import SiteImage
+
+FULL_ARTICLE = """---
+title: Measuring the ridge point
+slug: measuring-the-ridge-point
+summary: How to find where a GPU stops being memory-bound.
+topics: [GPU costs, no-such-topic]
+authors: [cedana-editorial, Nobody Known]
+date: 2026-10-01
+seo_title: Ridge point, measured
+search_description: Find the ridge point of your GPU.
+image: images/card.png
+image_alt: A roofline chart
+---
+
+Intro with *emphasis*, **strong**, `nvidia-smi`, [a site link](https://example.com/x) and
+[the stateful article](the-era-of-stateful-inference-how-to-improve-cost-per-token.md).
+Inline math $P = F/B$ costs \\$5 and $10.
+
+## Where it sits {#ridge}
+
+### A closer look
+
+- one
+  - nested
+- two
+
+1. first
+2. second
+
+<!-- -->
+
+A second paragraph block.
+
+```py title="ridge.py"
+ridge = flops / bandwidth
+```
+
+| GPU | Ridge |
+| --- | --- |
+| H100 | 295 \\| FLOP/B |
+
+Table: Ridge points {.first-column-header}
+
+![A roofline with the ridge marked](images/roofline.png "The ridge point.")
+
+> Memory-bound until it is not.
+>
+> — A kernel engineer
+
+> [!NOTE]
+> **Measure first**
+>
+> Use your own model.
+
+> [!WARNING]
+> Check the clocks.
+
+> [!TIP]
+> Cache the prefix.
+
+$$
+P_{\\text{ridge}} = \\frac{F}{B}
+$$
+
+```{key-figure}
+:value: 295
+:unit: FLOP/B
+:label: ridge point of an H100
+```
+
+See the note.[^1]
+
+#### Too deep
+
+---
+
+<div>raw html</div>
+
+```cobol
+DISPLAY 'X'.
+```
+
+[^1]: The vendor's figure.
+"""
+
+
+def png_bytes(color="blue", size=(1200, 675)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def article_folder(tmp_path):
+    folder = tmp_path / "posts"
+    (folder / "images").mkdir(parents=True)
+    (folder / "images" / "card.png").write_bytes(png_bytes("navy"))
+    (folder / "images" / "roofline.png").write_bytes(png_bytes("teal", (1280, 720)))
+    (folder / "ridge.md").write_text(FULL_ARTICLE)
+    return folder
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command("import_articles", *[str(arg) for arg in args], stdout=out)
+    return out.getvalue()
+
+
+def run_failing(*args) -> tuple[str, str]:
+    out = io.StringIO()
+    with pytest.raises(CommandError) as error:
+        call_command("import_articles", *[str(arg) for arg in args], stdout=out)
+    return out.getvalue(), str(error.value)
+
+
+def blocks_of(page):
+    return comparable_body(page.body)
+
+
+@pytest.mark.django_db
+def test_every_construct_becomes_our_blocks_in_a_draft(demo, article_folder):
+    images_before = SiteImage.objects.count()
+    output = run(article_folder)
+    page = ArticlePage.objects.get(slug="measuring-the-ridge-point")
+    assert "created 'measuring-the-ridge-point'" in output
+    assert not page.live and page.has_unpublished_changes
+    assert page.get_parent().specific == demo.blog
+    assert page.summary == "How to find where a GPU stops being memory-bound."
+    assert page.seo_title == "Ridge point, measured"
+    assert page.date_published.date().isoformat() == "2026-10-01"
+    assert [topic.slug for topic in page.topics.all()] == ["gpu-costs"]
+    assert [author.slug for author in page.authors.all()] == ["cedana-editorial"]
+    assert page.image.description == "A roofline chart" and page.image_alt == "A roofline chart"
+    assert SiteImage.objects.count() == images_before + 2
+
+    blocks = blocks_of(page)
+    types = [kind for kind, _value in blocks]
+    assert types[:3] == ["paragraph", "heading", "heading"]
+    intro = blocks[0][1]
+    stateful = ArticlePage.objects.get(slug="the-era-of-stateful-inference-how-to-improve-cost-per-token")
+    assert "<i>emphasis</i>" in intro and "<b>strong</b>" in intro and "<code>nvidia-smi</code>" in intro
+    assert '<a href="https://example.com/x">a site link</a>' in intro
+    assert f'<a id="{stateful.pk}" linktype="page">' in intro or f'<a linktype="page" id="{stateful.pk}">' in intro
+    assert "$P = F/B$" in intro and "costs \\$5 and $10." in intro
+    assert blocks[1][1] == {"text": "Where it sits", "level": "h2", "anchor": "ridge"}
+    assert blocks[2][1]["level"] == "h3"
+    assert blocks[3] == (
+        "paragraph",
+        "<ul><li>one<ul><li>nested</li></ul></li><li>two</li></ul><ol><li>first</li><li>second</li></ol>",
+    )
+    assert blocks[4] == ("paragraph", "<p>A second paragraph block.</p>")
+    assert blocks[5] == ("code", {"language": "python", "filename": "ridge.py", "source": "ridge = flops / bandwidth"})
+    table = blocks[6][1]
+    assert table["data"] == [["GPU", "Ridge"], ["H100", "295 | FLOP/B"]]
+    assert table["first_row_is_table_header"] and table["first_col_is_header"]
+    assert table["table_caption"] == "Ridge points"
+    figure = blocks[7][1]
+    assert figure["alt_text"] == "A roofline with the ridge marked" and figure["caption"] == "The ridge point."
+    assert SiteImage.objects.get(pk=figure["image"]).description == "A roofline with the ridge marked"
+    assert blocks[8] == ("quote", {"quote": "Memory-bound until it is not.", "attribution": "A kernel engineer"})
+    assert blocks[9] == ("callout", {"kind": "note", "title": "Measure first", "text": "<p>Use your own model.</p>"})
+    assert blocks[10] == ("callout", {"kind": "warning", "title": "", "text": "<p>Check the clocks.</p>"})
+    assert blocks[11][1]["kind"] == "takeaway"
+    assert blocks[12] == ("math", r"P_{\text{ridge}} = \frac{F}{B}")
+    assert blocks[13] == ("key_figure", {"value": "295", "unit": "FLOP/B", "label": "ridge point of an H100"})
+    assert blocks[14] == ("paragraph", "<p>See the note.[1]</p>")
+    assert blocks[15] == ("heading", {"text": "Too deep", "level": "h3", "anchor": ""})
+    assert blocks[16] == ("paragraph", "<p>&lt;div&gt;raw html&lt;/div&gt;</p>")
+    assert blocks[17][1]["language"] == "text"
+    assert blocks[-2][1]["text"] == "Notes" and blocks[-1] == ("paragraph", "<ol><li>The vendor's figure.</li></ol>")
+    for reported in [
+        "unknown topic 'no-such-topic'",
+        "unknown author 'Nobody Known'",
+        "level-4 heading became a subsection",
+        "horizontal rule was left out",
+        "html block has no block here and was kept as text",
+        "code language 'cobol'",
+        "footnotes became",
+    ]:
+        assert reported in output, reported
+
+
+@pytest.mark.django_db
+def test_dry_run_writes_nothing_and_says_what_it_would_do(demo, article_folder):
+    pages, images = ArticlePage.objects.count(), SiteImage.objects.count()
+    output = run(article_folder, "--dry-run")
+    assert "would create 'measuring-the-ridge-point'" in output and "dry run: nothing written" in output
+    assert (ArticlePage.objects.count(), SiteImage.objects.count()) == (pages, images)
+
+
+@pytest.mark.django_db
+def test_import_is_idempotent_and_update_adds_a_draft_revision_never_touching_live(demo, tmp_path):
+    live = demo.articles[0]
+    live_body = blocks_of(live)
+    source = tmp_path / "a.md"
+    source.write_text(f"---\ntitle: {live.title!r}\nslug: {live.slug}\nsummary: New summary.\n---\n\nRewritten.\n")
+    assert "skipped" in run(source)
+    assert "updated" in run(source, "--update")
+    assert "unchanged" in run(source, "--update")
+    live.refresh_from_db()
+    assert live.live and live.has_unpublished_changes
+    assert blocks_of(live) == live_body  # the live page row keeps the published body
+    draft = live.get_latest_revision_as_object()
+    assert blocks_of(draft) == [("paragraph", "<p>Rewritten.</p>")] and draft.summary == "New summary."
+    new = tmp_path / "new.md"
+    new.write_text("---\ntitle: Brand new\nsummary: s\n---\n\nText.\n")
+    run(new)
+    run(new)
+    assert ArticlePage.objects.filter(slug="brand-new").count() == 1
+    assert ArticlePage.objects.get(slug="brand-new").revisions.count() == 1
+
+
+MALFORMED = {
+    "bad-yaml.md": ("---\ntitle: [unclosed\n---\n\nx\n", "not valid YAML"),
+    "yaml-list.md": ("---\n- a\n- b\n---\n\nx\n", "no title"),
+    "no-title.md": ("---\nsummary: s\n---\n\njust text\n", "no title"),
+    "bad-date.md": ("---\ntitle: T1\ndate: next tuesday\n---\n\nx\n", "date 'next tuesday' is not a date"),
+    "impossible-date.md": ("---\ntitle: T2\ndate: 2026-02-30\n---\n\nx\n", "day is out of range"),
+    "number-date.md": ("---\ntitle: T3\ndate: [2026]\n---\n\nx\n", "is not a date"),
+    "long-summary.md": ("---\ntitle: T4\nsummary: " + "x" * 300 + "\n---\n\nx\n", "summary is longer"),
+    "bad-slug.md": ("---\ntitle: T5\nslug: Not A Slug\n---\n\nx\n", "is not a slug"),
+    "topics-mapping.md": ("---\ntitle: T6\ntopics: {a: 1}\n---\n\nx\n", "'topics' must be a list"),
+    "title-mapping.md": ("---\ntitle: {a: 1}\n---\n\nx\n", "'title' must be text"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_a_malformed_file_fails_clearly_and_writes_nothing_for_it(demo, tmp_path, name):
+    text, message = MALFORMED[name]
+    (tmp_path / name).write_text(text)
+    (tmp_path / "zz-good.md").write_text("---\ntitle: A good one\nsummary: fine\n---\n\nText.\n")
+    pages = ArticlePage.objects.count()
+    output, error = run_failing(tmp_path)
+    assert message in output
+    assert f"{name}: failed" in output and name in error
+    assert ArticlePage.objects.count() == pages + 1  # the good file still went in
+    assert ArticlePage.objects.filter(slug="a-good-one").exists()
+
+
+@pytest.mark.django_db
+def test_not_utf8_and_duplicate_slugs_are_refused(demo, tmp_path):
+    (tmp_path / "latin1.md").write_bytes("---\ntitle: Café\n---\n\nx\n".encode("latin-1"))
+    output, error = run_failing(tmp_path / "latin1.md")
+    assert "not UTF-8" in error
+    folder = tmp_path / "dupes"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntitle: Same\nsummary: s\n---\n\nA.\n")
+    (folder / "b.md").write_text("---\ntitle: Other\nslug: same\nsummary: s\n---\n\nB.\n")
+    output, error = run_failing(folder)
+    assert "slug 'same' is also the slug of a.md" in output
+    assert ArticlePage.objects.filter(slug="same").count() == 1
+
+
+def zip_of(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("evil", ["../evil.md", "/etc/evil.md", "a/../../evil.md", "C:/evil.md", "a\\..\\evil.md"])
+def test_zip_slip_is_refused_before_anything_is_read(demo, tmp_path, evil):
+    archive = tmp_path / "posts.zip"
+    archive.write_bytes(zip_of({"ok.md": b"---\ntitle: Ok\n---\n\nx\n", evil: b"---\ntitle: Evil\n---\n\nx\n"}))
+    pages = ArticlePage.objects.count()
+    _output, error = run_failing(archive)
+    assert "paths outside its folder" in error and "nothing imported" in error
+    assert ArticlePage.objects.count() == pages
+
+
+@pytest.mark.django_db
+def test_zip_with_images_imports_and_bad_zips_and_huge_files_are_refused(demo, tmp_path, settings):
+    archive = tmp_path / "posts.zip"
+    markdown = b"---\ntitle: Zipped\nsummary: s\n---\n\n![A teal box](img/box.png)\n\n![Escape](../../outside.png)\n"
+    archive.write_bytes(zip_of({"post/zipped.md": markdown, "post/img/box.png": png_bytes("teal")}))
+    output = run(archive)
+    page = ArticlePage.objects.get(slug="zipped")
+    assert [kind for kind, _value in comparable_body(page.body)] == ["image", "paragraph"]
+    assert "../../outside.png is not beside the file" in output
+    (tmp_path / "broken.zip").write_bytes(b"PK\x03\x04 not really")
+    assert "not a readable zip" in run_failing(tmp_path / "broken.zip")[1]
+    (tmp_path / "huge.md").write_text("---\ntitle: Huge\n---\n\n" + "x" * (1024 * 1024 + 1))
+    assert "larger than 1024 KB" in run_failing(tmp_path / "huge.md")[1]
+    (tmp_path / "notes.txt").write_text("x")
+    assert "not a .md file" in run_failing(tmp_path / "notes.txt")[1]
+
+
+@pytest.mark.django_db
+def test_images_that_are_not_images_are_reported_and_kept_as_text(demo, tmp_path):
+    (tmp_path / "fake.png").write_bytes(b"<svg xmlns='http://www.w3.org/2000/svg'/>")
+    (tmp_path / "a.svg").write_text("<svg/>")
+    (tmp_path / "post.md").write_text(
+        "---\ntitle: Pictures\nsummary: s\n---\n\n![x](fake.png)\n\n![y](a.svg)\n\n![z](https://example.com/z.png)\n"
+    )
+    output = run(tmp_path / "post.md")
+    assert "image fake.png was refused" in output
+    assert "image a.svg is not a" in output
+    assert "is not in the import (no network)" in output
+    page = ArticlePage.objects.get(slug="pictures")
+    assert [kind for kind, _value in comparable_body(page.body)] == ["paragraph"] * 3
+
+
+@pytest.mark.django_db
+def test_the_same_image_file_is_reused_not_copied(demo, tmp_path):
+    (tmp_path / "box.png").write_bytes(png_bytes("olive"))
+    for slug in ("one", "two"):
+        (tmp_path / f"{slug}.md").write_text(f"---\ntitle: {slug}\nsummary: s\n---\n\n![An olive box](box.png)\n")
+    images = SiteImage.objects.count()
+    run(tmp_path)
+    assert SiteImage.objects.count() == images + 1
+
+
+@pytest.mark.django_db
+def test_links_between_imported_files_become_page_links_whatever_the_order(demo, tmp_path):
+    (tmp_path / "a-first.md").write_text("---\ntitle: First\nsummary: s\n---\n\nSee [the second](b-second.md).\n")
+    (tmp_path / "b-second.md").write_text(
+        "---\ntitle: Second\nslug: second\nsummary: s\n---\n\nSee [first](a-first.md#x).\n"
+    )
+    run(tmp_path)
+    first, second = (
+        ArticlePage.objects.get(slug=slug).get_latest_revision_as_object() for slug in ("first", "second")
+    )
+    assert f'id="{second.pk}"' in comparable_body(first.body)[0][1]
+    assert f'id="{first.pk}"' in comparable_body(second.body)[0][1]
+
+
+@pytest.mark.django_db
+def test_parent_topic_adds_the_topic_and_blocks_that_do_not_validate_become_text(demo, tmp_path):
+    (tmp_path / "t.md").write_text(
+        "---\ntitle: Under a topic\nsummary: s\n---\n\nBad math $x^$ here.\n\n$$\n\\frac{a}\n$$\n"
+    )
+    output = run(tmp_path / "t.md", "--parent", "gpu-costs")
+    page = ArticlePage.objects.get(slug="under-a-topic")
+    assert [topic.slug for topic in page.topics.all()] == ["gpu-costs"]
+    assert page.get_parent().specific == demo.blog
+    assert [kind for kind, _value in comparable_body(page.body)] == ["paragraph", "paragraph"]
+    assert "block 1 (paragraph) does not validate" in output and "block 2 (math) does not validate" in output
+    assert "--parent 999999: not a blog index or topic" in run_failing(tmp_path / "t.md", "--parent", "999999")[1]
+
+
+@pytest.mark.django_db
+def test_no_markdown_found_is_an_error(demo, tmp_path):
+    assert "No Markdown files found" in run_failing(tmp_path)[1]
+    assert "no such file" in run_failing(Path(tmp_path / "missing.md"))[1]
+
+
+def corrupt_member(data: bytes, name: str) -> bytes:
+    """``data`` (a zip) with the stored bytes of member ``name`` flipped, so its CRC fails."""
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    info = archive.getinfo(name)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    damaged = bytearray(data)
+    damaged[start] ^= 0xFF
+    return bytes(damaged)
+
+
+@pytest.mark.django_db
+def test_a_damaged_zip_member_is_a_clear_error_and_a_damaged_image_is_reported(demo, tmp_path):
+    markdown = b"---\ntitle: Damaged\nsummary: s\n---\n\n![A box](box.png)\n"
+    members = {"post.md": markdown, "box.png": png_bytes("maroon")}
+    archive = tmp_path / "damaged-md.zip"
+    archive.write_bytes(corrupt_member(zip_of(members), "post.md"))
+    assert "post.md cannot be unpacked" in run_failing(archive)[1]
+    archive = tmp_path / "damaged-image.zip"
+    archive.write_bytes(corrupt_member(zip_of(members), "box.png"))
+    assert "image box.png is not beside the file in the import" in run(archive)
+
+
+@pytest.mark.django_db
+def test_an_image_over_the_upload_limit_is_not_read(demo, tmp_path, settings):
+    settings.WAGTAILIMAGES_MAX_UPLOAD_SIZE = 1024
+    (tmp_path / "big.png").write_bytes(png_bytes("gray", (1600, 900)) + b"\0" * 2048)
+    (tmp_path / "post.md").write_text("---\ntitle: Big picture\nsummary: s\n---\n\n![A big box](big.png)\n")
+    assert "or is larger than 1.0\xa0KB" in run(tmp_path / "post.md")

@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 
 from wagtail import hooks
 from wagtail.admin.menu import MenuItem
-from wagtail.admin.ui.tables import Column, UpdatedAtColumn
+from wagtail.admin.ui.tables import Column, LiveStatusTagColumn, UpdatedAtColumn
 from wagtail.admin.widgets import Button
 from wagtail.snippets.models import register_snippet
 from wagtail.snippets.views.snippets import SnippetViewSet
@@ -290,7 +290,11 @@ modeladmin_register(TopicAdmin)
 
 
 class AuthorViewSet(SnippetViewSet):
-    """Authors under Snippets: name, role, how many articles credit them, last change."""
+    """Authors under Snippets: name, role, how many articles credit them, status, last change.
+
+    Author has Wagtail's draft, revision, preview, locking and workflow mixins, so the snippet
+    views give editors "Save draft" and "Submit to Editorial review" and moderators "Publish".
+    """
 
     model = Author
     icon = "user"
@@ -298,6 +302,7 @@ class AuthorViewSet(SnippetViewSet):
         "name",
         "role",
         Column("article_count", label="Articles", sort_key="article_count"),
+        LiveStatusTagColumn(),
         UpdatedAtColumn(),
     ]
     list_export = ["name", "slug", "role", "article_count"]

@@ -26,7 +26,7 @@ from wagtail_modeladmin.views import IndexView
 
 from blog import reviewer_links
 
-from . import admin_views, dashboard_panels, editorial_status
+from . import admin_views, dashboard_panels, editorial_status, review_messages
 from .models import ArticlePage, Author, TopicPage
 
 # Query-string parameters the Articles listing understands; anything else is a 400, so no one can
@@ -318,6 +318,11 @@ register_snippet(AuthorViewSet)
 @hooks.register("construct_homepage_panels")
 def add_editorial_panels(request, panels):
     panels.extend(dashboard_panels.editorial_panels())
+
+
+# The editor's banner when a moderator asked for changes (blog/review_messages.py).
+hooks.register("before_edit_page", review_messages.show_changes_requested)
+hooks.register("before_edit_snippet", review_messages.show_changes_requested)
 
 
 @hooks.register("register_admin_urls")

@@ -131,16 +131,19 @@ def test_an_editor_cannot_replace_a_document_a_live_page_links_to(client, demo, 
     )
     ReferenceIndex.create_or_update_for_object(article)
     url = reverse("wagtaildocs:edit", args=(document.pk,))
-    before = document.file.name
+
+    def stored():
+        with get_document_model().objects.get(pk=document.pk).file.open("rb") as file:
+            return file.read()
 
     client.force_login(editor)
     data = {**form_values(client, url), "file": SimpleUploadedFile("data.csv", b"gpu,cost\na,999\n")}
     response = client.post(url, data)
     assert response.status_code == 200
     assert "used by live content" in response.content.decode()
-    assert get_document_model().objects.get(pk=document.pk).file.name == before
+    assert stored() == b"gpu,cost\na,1\n"
 
     client.force_login(moderator)
     data = {**form_values(client, url), "file": SimpleUploadedFile("data.csv", b"gpu,cost\na,2\n")}
     assert client.post(url, data).status_code == 302
-    assert get_document_model().objects.get(pk=document.pk).file.name != before
+    assert stored() == b"gpu,cost\na,2\n"

@@ -2,7 +2,8 @@
 
 "Awaiting my review" is Wagtail's own panel (``WorkflowObjectsToModeratePanel``, "Awaiting your
 review"), which is already on the dashboard; these panels sit after it. Each panel lists at most
-``PANEL_LIMIT`` articles the user may edit, in two or three queries whatever the number of rows.
+``PANEL_LIMIT`` articles the user may edit, in two or three queries whatever the number of rows
+("Returned to you", which also lists authors, a few more, still fixed).
 """
 
 from datetime import timedelta
@@ -177,7 +178,7 @@ class ReturnedToMePanel(ReviewPanel):
 
     name = "returned_to_me"
     heading = "Returned to you"
-    order = 220
+    order = 222
     columns = ("Asked by", "Comment")
     empty_text = "Nothing has been returned to you."
 

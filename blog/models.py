@@ -277,7 +277,7 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         return context
 
     def get_sitemap_urls(self, request=None):
-        """The blog index, then one entry per author with live articles (lastmod: their latest publish)."""
+        """The blog index, then one entry per live author with live articles (lastmod: their latest publish)."""
         urls = super().get_sitemap_urls(request)
         base = self.get_full_url(request)
         latest: dict[str, object] = {}
@@ -285,10 +285,11 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
             ArticlePage.objects.for_listing()
             .child_of(self)
             .prefetch_related(None)
-            .values_list("authors__slug", "last_published_at")
+            .values_list("authors__slug", "authors__live", "last_published_at")
         )
-        for slug, published in rows:
-            if slug and published and (slug not in latest or published > latest[slug]):
+        for slug, author_live, published in rows:
+            # An author waiting for their first approval has no page yet.
+            if slug and author_live and published and (slug not in latest or published > latest[slug]):
                 latest[slug] = published
         for slug in sorted(latest):
             urls.append(

@@ -137,12 +137,14 @@ def test_a_new_author_is_not_credited_until_approved(client, demo, editor, moder
     assert client.get("/blog/authors/newt-draft/").status_code == 404
     api = client.get(f"/api/v2/pages/{article.pk}/").json()
     assert api["authors"] == []
+    assert "/blog/authors/newt-draft/" not in client.get("/sitemap.xml").content.decode()
 
     client.force_login(moderator)
     assert workflow_action(client, newt, "approve").status_code == 302
     client.logout()
     assert "Newt Draft" in client.get(article.url).content.decode()
     assert client.get("/blog/authors/newt-draft/").status_code == 200
+    assert "/blog/authors/newt-draft/" in client.get("/sitemap.xml").content.decode()
 
 
 def test_author_preview_shows_the_draft_card(client, credited, editor):

@@ -170,8 +170,11 @@ def test_a_reviewer_link_page_is_marked_as_a_draft_without_the_sites_calls_to_ac
 
     from home.models import SiteChromeSettings
 
+    from .factories import ArticlePageFactory
+
     # An article without its own call-to-action block, so the page would show the site's.
-    article = next(article for article in demo.articles if not article.has_call_to_action)
+    article = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]])
+    assert article.live and not article.has_call_to_action
     article.title = "Draft title only reviewers see"
     article.save_revision()
     client.force_login(editor)

@@ -147,3 +147,21 @@ def test_an_editor_cannot_replace_a_document_a_live_page_links_to(client, demo, 
     data = {**form_values(client, url), "file": SimpleUploadedFile("data.csv", b"gpu,cost\na,2\n")}
     assert client.post(url, data).status_code == 302
     assert stored() == b"gpu,cost\na,2\n"
+
+
+def test_an_editor_cannot_replace_the_photo_of_a_live_author(client, demo, editor, moderator):
+    from blog.models import Author
+
+    image = SiteImageFactory(collection=Collection.get_first_root_node())
+    author = Author.objects.get(slug="cedana-editorial")
+    author.photo = image
+    author.save()
+    ReferenceIndex.create_or_update_for_object(author)
+    before = reader_image_state(image)
+    client.force_login(editor)
+    response = edit_image(client, image, file=png("orange"))
+    assert response.status_code == 200
+    assert "“Cedana Editorial”" in response.content.decode()
+    assert reader_image_state(image) == before
+    client.force_login(moderator)
+    assert edit_image(client, image, file=png("orange")).status_code == 302

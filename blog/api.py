@@ -18,7 +18,7 @@ class TopicsField(serializers.Field):
 
 
 class AuthorsField(serializers.Field):
-    """An article's authors as ``[{"id", "name", "slug", "role", "bio"}]``."""
+    """An article's live authors as ``[{"id", "name", "slug", "role", "bio"}]``."""
 
     def __init__(self, **kwargs):
         super().__init__(read_only=True, **kwargs)
@@ -27,4 +27,5 @@ class AuthorsField(serializers.Field):
         return [
             {"id": author.pk, "name": author.name, "slug": author.slug, "role": author.role, "bio": author.bio}
             for author in authors.all()
+            if author.live  # an author waiting for their first approval is not credited yet
         ]

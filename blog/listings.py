@@ -74,13 +74,14 @@ def prefetch_cards(articles, author_photos: bool = False):
     articles as a list. Use it when cards come from several querysets (featured + a page of posts,
     search results) so the relations are fetched once for all of them. ``author_photos``: also the
     authors' photos, their renditions fetched in the same query as the cards' (the article page)."""
-    from .models import ArticlePage, Author
+    from .models import ArticlePage, live_authors
 
     articles = list(articles)
     cards = [article for article in articles if isinstance(article, ArticlePage)]
     # The image first, for cards that lack it, so renditions are then fetched for every card.
     prefetch_related_objects([card for card in cards if not ArticlePage.image.is_cached(card)], "image")
-    authors = Author.objects.select_related("photo") if author_photos else Author.objects.all()
+    # Only live authors: a new author waiting for review is not credited yet.
+    authors = live_authors().select_related("photo") if author_photos else live_authors()
     prefetch_related_objects(cards, "topics", Prefetch("authors", queryset=authors))
     images = [card.image for card in cards if card.image is not None]
     if author_photos:

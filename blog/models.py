@@ -4,6 +4,7 @@ import math
 
 from django import forms
 from django.conf import settings
+from django.contrib.contenttypes.fields import GenericRelation
 from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models import Exists, F, OuterRef, Q
@@ -20,7 +21,16 @@ from wagtail.contrib.routable_page.models import RoutablePageMixin, path
 from wagtail.fields import StreamField
 from wagtail.images import get_image_model
 from wagtail.images.api.fields import ImageRenditionField
-from wagtail.models import Page, PageManager, PageQuerySet
+from wagtail.models import (
+    DraftStateMixin,
+    LockableMixin,
+    Page,
+    PageManager,
+    PageQuerySet,
+    PreviewableMixin,
+    RevisionMixin,
+    WorkflowMixin,
+)
 from wagtail.search import index
 from wagtail.search.tasks import insert_or_update_object_task
 
@@ -42,10 +52,16 @@ SUMMARY_MAX_LENGTH = 240
 WORDS_PER_MINUTE = 230
 
 
-class Author(index.Indexed, models.Model):
+class Author(
+    WorkflowMixin, DraftStateMixin, LockableMixin, RevisionMixin, PreviewableMixin, index.Indexed, models.Model
+):
     """A person or team credited in bylines (the seed's byline is "Cedana Editorial").
 
-    A snippet: registered with its listing (``AuthorViewSet``) in ``blog/wagtail_hooks.py``.
+    A snippet: registered with its listing (``AuthorViewSet``) in ``blog/wagtail_hooks.py``. Like
+    pages, authors have drafts, revisions, preview, locking and the "Editorial review" workflow
+    (the pattern of wagtail/bakerydemo's ``Person``): the row holds the live version, an editor's
+    change is a draft revision until a moderator approves it, and readers see only live authors
+    (``live_authors``).
     """
 
     name = models.CharField(max_length=100, unique=True, help_text="As it appears in bylines, e.g. 'Ada Lovelace'.")
@@ -61,6 +77,23 @@ class Author(index.Indexed, models.Model):
     )
     bio = models.TextField(max_length=600, blank=True, help_text="Two or three sentences.")
 
+    # Wagtail's docs name these relations so that deleting an author deletes its revisions and
+    # workflow states too ("Snippets: saving revisions" / "enabling workflows").
+    revisions = GenericRelation(
+        "wagtailcore.Revision",
+        content_type_field="base_content_type",
+        object_id_field="object_id",
+        related_query_name="author",
+        for_concrete_model=False,
+    )
+    workflow_states = GenericRelation(
+        "wagtailcore.WorkflowState",
+        content_type_field="base_content_type",
+        object_id_field="object_id",
+        related_query_name="author",
+        for_concrete_model=False,
+    )
+
     panels = [FieldPanel("name"), FieldPanel("slug"), FieldPanel("role"), FieldPanel("photo"), FieldPanel("bio")]
     # What the Authors listing (admin search box, as-you-type) and the snippet chooser match.
     search_fields = [
@@ -75,6 +108,18 @@ class Author(index.Indexed, models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_preview_template(self, request, mode_name):
+        """The author as readers meet them: the card under an article (previews/author_card.html)."""
+        return "previews/author_card.html"
+
+    def get_preview_context(self, request, mode_name):
+        return {**super().get_preview_context(request, mode_name), "author": self}
+
+
+def live_authors():
+    """Authors readers may see (approved at least once): bylines, author cards and author pages."""
+    return Author.objects.filter(live=True)
 
 
 class ArticlePageQuerySet(PageQuerySet):
@@ -282,7 +327,7 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         return context
 
     def get_sitemap_urls(self, request=None):
-        """The blog index, then one entry per author with live articles (lastmod: their latest publish)."""
+        """The blog index, then one entry per live author with live articles (lastmod: their latest publish)."""
         urls = super().get_sitemap_urls(request)
         base = self.get_full_url(request)
         latest: dict[str, object] = {}
@@ -290,10 +335,11 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
             ArticlePage.objects.for_listing()
             .child_of(self)
             .prefetch_related(None)
-            .values_list("authors__slug", "last_published_at")
+            .values_list("authors__slug", "authors__live", "last_published_at")
         )
-        for slug, published in rows:
-            if slug and published and (slug not in latest or published > latest[slug]):
+        for slug, author_live, published in rows:
+            # An author waiting for their first approval has no page yet.
+            if slug and author_live and published and (slug not in latest or published > latest[slug]):
                 latest[slug] = published
         for slug in sorted(latest):
             urls.append(
@@ -309,10 +355,11 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
     def author_page(self, request, slug):
         """``/blog/authors/<slug>/``: the author's card and their live articles, 12 a page.
 
-        An unknown slug or a bad ``?page=`` gives a 404 (a slug that is not a slug never matches
-        this route and falls through to Wagtail's own 404).
+        An unknown slug, an author not yet approved (``live_authors``) or a bad ``?page=`` gives a
+        404 (a slug that is not a slug never matches this route and falls through to Wagtail's
+        own 404).
         """
-        author = get_object_or_404(Author.objects.select_related("photo"), slug=slug)
+        author = get_object_or_404(live_authors().select_related("photo"), slug=slug)
         articles = ArticlePage.objects.listed().child_of(self).filter(authors=author)
         posts = paginate_listing(request, articles, count_key=("author", self.pk, author.pk))
         posts.object_list = prefetch_cards(posts.object_list)

@@ -2,7 +2,8 @@
 
 - ``/review/<token>/`` (public): the token is the link's id signed with ``django.core.signing``
   (SECRET_KEY and a salt), so it cannot be guessed or edited; the same link keeps one URL. It
-  renders that revision as a preview with ``noindex`` (the ``X-Robots-Tag`` header and a robots
+  renders that revision as a preview, under a "Draft for review, not published" banner and
+  without the site's Login/demo calls to action, with ``noindex`` (the ``X-Robots-Tag`` header and a robots
   meta tag), no caching and no referrer; each view is logged in the page's history. A bad token
   is a 404; a revoked or expired link, or one whose revision or a newer one of the page has been
   published (``ReviewerLink.revision_published``), is a 410 saying which.
@@ -76,6 +77,8 @@ def review(request, token: str):
     log(instance=link.page.specific, action=VIEW_ACTION, revision=link.revision, data={"link": link.pk}, user=None)
     request.is_preview = True
     request.preview_mode = page.default_preview_mode
+    # Templates show the "Draft for review, not published" banner and hide the site's calls to action.
+    request.reviewer_link = link
     response = page.serve_preview(request, page.default_preview_mode)
     if hasattr(response, "render"):
         response.render()

@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 
 from wagtail import hooks
 from wagtail.admin.menu import MenuItem
-from wagtail.admin.ui.tables import Column, UpdatedAtColumn
+from wagtail.admin.ui.tables import Column, LiveStatusTagColumn, UpdatedAtColumn
 from wagtail.admin.widgets import Button
 from wagtail.snippets.models import register_snippet
 from wagtail.snippets.views.snippets import SnippetViewSet
@@ -26,7 +26,7 @@ from wagtail_modeladmin.views import IndexView
 
 from blog import markdown_admin, reviewer_links
 
-from . import admin_views, dashboard_panels, editorial_status
+from . import admin_views, dashboard_panels, editorial_status, review_messages
 from .models import ArticlePage, Author, BlogIndexPage, TopicPage
 
 # Query-string parameters the Articles listing understands; anything else is a 400, so no one can
@@ -290,7 +290,11 @@ modeladmin_register(TopicAdmin)
 
 
 class AuthorViewSet(SnippetViewSet):
-    """Authors under Snippets: name, role, how many articles credit them, last change."""
+    """Authors under Snippets: name, role, how many articles credit them, status, last change.
+
+    Author has Wagtail's draft, revision, preview, locking and workflow mixins, so the snippet
+    views give editors "Save draft" and "Submit to Editorial review" and moderators "Publish".
+    """
 
     model = Author
     icon = "user"
@@ -298,6 +302,7 @@ class AuthorViewSet(SnippetViewSet):
         "name",
         "role",
         Column("article_count", label="Articles", sort_key="article_count"),
+        LiveStatusTagColumn(),
         UpdatedAtColumn(),
     ]
     list_export = ["name", "slug", "role", "article_count"]
@@ -313,6 +318,11 @@ register_snippet(AuthorViewSet)
 @hooks.register("construct_homepage_panels")
 def add_editorial_panels(request, panels):
     panels.extend(dashboard_panels.editorial_panels())
+
+
+# The editor's banner when a moderator asked for changes (blog/review_messages.py).
+hooks.register("before_edit_page", review_messages.show_changes_requested)
+hooks.register("before_edit_snippet", review_messages.show_changes_requested)
 
 
 @hooks.register("register_admin_urls")

@@ -159,3 +159,51 @@ def test_editor_sees_the_reviewer_links_button_in_the_page_header(client, draft,
     client.force_login(editor)
     html = client.get(reverse("wagtailadmin_pages:edit", args=(draft.pk,))).content.decode()
     assert reverse("reviewer_links", args=(draft.pk,)) in html
+
+
+def footer_nav(html: str) -> str:
+    return html.split('<nav aria-label="Footer">', 1)[1].split("</nav>", 1)[0]
+
+
+def test_a_reviewer_link_page_is_marked_as_a_draft_without_the_sites_calls_to_action(client, demo, editor):
+    from wagtail.models import Site
+
+    from home.models import SiteChromeSettings
+
+    from .factories import ArticlePageFactory
+
+    # An article without its own call-to-action block, so the page would show the site's.
+    article = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]])
+    assert article.live and not article.has_call_to_action
+    article.title = "Draft title only reviewers see"
+    article.save_revision()
+    client.force_login(editor)
+    link = create_link(client, article)
+    client.logout()
+    chrome = SiteChromeSettings.for_site(Site.objects.get(is_default_site=True))
+    html = client.get(review_url(link)).content.decode()
+    assert "Draft for review, not published" in html
+    assert 'class="review-banner" role="status"' in html
+    assert "reviewer-link.css" in html
+    # No close button: the banner cannot be dismissed.
+    banner = html.split('class="review-banner"', 1)[1].split("</div>", 1)[0]
+    assert "<button" not in banner
+    # No Login / demo buttons in the header, no demo link in the footer, no site CTA in the article.
+    assert "site-header__actions" not in html
+    assert chrome.demo_label not in footer_nav(html)
+    assert f"Talk to the {chrome.brand_name} team" not in html
+    # Readers' pages keep them and have no banner.
+    live = client.get(article.url).content.decode()
+    assert "Draft for review, not published" not in live
+    assert "site-header__actions" in live
+    assert chrome.demo_label in footer_nav(live)
+    assert f"Talk to the {chrome.brand_name} team" in live
+
+
+def test_the_reviewer_links_page_has_a_copy_button_per_link(client, draft, editor):
+    client.force_login(editor)
+    link = create_link(client, draft)
+    html = client.get(reverse("reviewer_links", args=(draft.pk,))).content.decode()
+    assert 'data-controller="w-clipboard w-clone"' in html
+    assert 'data-action="w-clipboard#copy"' in html
+    assert f'value="http://testserver{review_url(link)}"' in html

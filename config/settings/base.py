@@ -105,6 +105,8 @@ MIDDLEWARE = [
     "django_otp.middleware.OTPMiddleware",
     "home.staff_security.mfa.StaffMFAMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After messages: tells a moderator what their Approve / Request changes did (blog/review_messages.py).
+    "blog.review_messages.ReviewOutcomeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security_headers.SiteCSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
@@ -367,6 +369,8 @@ WAGTAILIMAGES_IMAGE_MODEL = "home.SiteImage"
 WAGTAILIMAGES_IMAGE_FORM_BASE = "home.image_uploads.forms.SiteImageForm"
 # Days of per-day query counts that `searchpromotions_garbage_collect` keeps.
 WAGTAILSEARCH_HITS_MAX_AGE = 90
+# Documents in live use keep their file unless the user may publish what uses them (home/live_media.py).
+WAGTAILDOCS_DOCUMENT_FORM_BASE = "home.live_media.SiteDocumentForm"
 WAGTAILDOCS_EXTENSIONS = ["csv", "docx", "key", "odt", "pdf", "pptx", "rtf", "txt", "xlsx", "zip"]
 WAGTAILDOCS_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
 # Documents go through Wagtail's serve view (privacy checks, CSP "default-src 'none'",

@@ -5,6 +5,8 @@ Set as ``WAGTAILIMAGES_IMAGE_FORM_BASE``, so Wagtail's add, edit and multiple-up
 
 from django import forms
 
+from home.live_media import ReviewedMediaChangeMixin
+
 from .checks import ImageUploadForm
 from .sizes import LIBRARY_MIN_SIZE, displayed_size, too_small_message
 
@@ -14,8 +16,9 @@ DESCRIPTION_HELP = (
 )
 
 
-class SiteImageForm(ImageUploadForm):
-    """Wagtail's image form with the description (alt text) required and small images rejected."""
+class SiteImageForm(ReviewedMediaChangeMixin, ImageUploadForm):
+    """Wagtail's image form with the description (alt text) required, small images rejected, and
+    the file and focal point of images in live use kept for moderators (``home.live_media``)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

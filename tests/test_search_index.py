@@ -82,11 +82,13 @@ def test_an_article_leaves_cached_results_at_its_expiry_time(client, demo):
 
 
 def test_update_index_rebuilds_the_index(client, demo):
-    ArticlePageFactory(parent=demo.blog, title="Quetzal report")
+    # A body without "GPUs", which SQLite's Porter stemmer takes for "gpu" and PostgreSQL's
+    # English stemmer does not: the demo's 20 GPU articles stay 20 on both.
+    body = [{"type": "paragraph", "value": "<p>Birds of the cloud forest.</p>"}]
+    ArticlePageFactory(parent=demo.blog, title="Quetzal report", body=body)
     call_command("update_index", stdout=io.StringIO(), stderr=io.StringIO())
     assert titles_for(client, "quetzal") == ["Quetzal report"]
-    # The demo's 20 GPU articles and the new one, whose body says "GPUs" (stemmed to "gpu").
-    assert "21 articles" in client.get("/search/", {"query": "gpu"}).content.decode()
+    assert "20 articles" in client.get("/search/", {"query": "gpu"}).content.decode()
 
 
 def test_renaming_a_topic_reindexes_its_articles(client, demo, django_capture_on_commit_callbacks):

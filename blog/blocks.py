@@ -59,6 +59,7 @@ CODE_LANGUAGES = [
     ("text", "Plain text", "text"),
 ]
 _LEXER_NAMES = {value: lexer for value, _label, lexer in CODE_LANGUAGES}
+_LANGUAGE_LABELS = {value: label for value, label, _lexer in CODE_LANGUAGES}
 
 _CODE_FORMATTER = HtmlFormatter(cssclass="highlight", wrapcode=True)
 
@@ -344,11 +345,53 @@ class FigureBlock(blocks.StructBlock):
         return value
 
 
-class CodeBlock(blocks.StructBlock):
-    """A code listing, highlighted on the server with Pygments (no JavaScript).
+# Highlighted lines an editor may name in one code block (``CodeBlock.highlight_lines``): enough
+# for any listing worth reading, few enough that the field cannot ask for a million spans.
+MAX_HIGHLIGHTED_LINES = 200
+_LINE_RANGE = re.compile(r"([0-9]+)(?:\s*-\s*([0-9]+))?")
 
-    Value: ``{"language": one of CODE_LANGUAGES, "filename": str, "source": str}``. The
-    rendered HTML comes from Pygments' ``HtmlFormatter``, which escapes the source.
+
+def parse_line_ranges(text: str, line_count: int) -> list[int]:
+    """The line numbers named by ``text`` ("3, 5-7" gives ``[3, 5, 6, 7]``), sorted and unique.
+
+    Lines count from 1 to ``line_count`` (the lines of the listing). Raises ``ValidationError``
+    with a message saying how to fix it for anything else: not numbers or ranges ("a", "-1",
+    "3-"), line 0, a range that runs backwards ("5-3"), a line past the end of the listing, or
+    more than ``MAX_HIGHLIGHTED_LINES`` lines. An empty ``text`` names no line.
+    """
+    lines: set[int] = set()
+    for part in (part.strip() for part in text.split(",")):
+        if not part:
+            continue
+        match = _LINE_RANGE.fullmatch(part)
+        if match is None:
+            raise ValidationError(f"“{part}” is not a line number or a range: write e.g. “3, 5-7”.")
+        # Digits only, so int() cannot fail; long digit strings are caught by the range checks.
+        first, last = int(match[1]), int(match[2] or match[1])
+        if first < 1:
+            raise ValidationError("Lines are numbered from 1.")
+        if last < first:
+            raise ValidationError(f"“{part}” runs backwards: write the lower line first ({last}-{first}).")
+        if last > line_count:
+            raise ValidationError(f"The listing has {line_count} lines; “{part}” goes past the end.")
+        if last - first + 1 + len(lines) > MAX_HIGHLIGHTED_LINES:
+            raise ValidationError(f"Highlight at most {MAX_HIGHLIGHTED_LINES} lines.")
+        lines.update(range(first, last + 1))
+    return sorted(lines)
+
+
+def listing_line_count(source: str) -> int:
+    """The number of lines Pygments shows for ``source`` (a final newline ends the last line)."""
+    return len(source.splitlines()) or 1
+
+
+class CodeBlock(blocks.StructBlock):
+    """A code listing, highlighted on the server with Pygments; the page's script adds a copy button.
+
+    Value: ``{"language": one of CODE_LANGUAGES, "filename": str, "source": str,
+    "show_line_numbers": bool, "highlight_lines": str}``; ``highlight_lines`` names lines of
+    ``source`` as "3, 5-7" (``parse_line_ranges``). The rendered HTML comes from Pygments'
+    ``HtmlFormatter`` (its ``linenos`` and ``hl_lines`` options), which escapes the source.
     """
 
     language = blocks.ChoiceBlock(
@@ -358,15 +401,25 @@ class CodeBlock(blocks.StructBlock):
     )
     filename = blocks.CharBlock(required=False, max_length=120, help_text="Optional, e.g. 'cost_per_token.py'.")
     source = blocks.TextBlock(rows=10, help_text="Paste the code as it should be shown.")
+    show_line_numbers = blocks.BooleanBlock(
+        required=False, default=False, help_text="Number the lines (readers' copies leave the numbers out)."
+    )
+    highlight_lines = blocks.CharBlock(
+        required=False,
+        max_length=100,
+        help_text="Optional lines to highlight, e.g. “3, 5-7” (line 1 is the first line of the code).",
+    )
 
     class Meta:
         icon = "code"
         template = "components/streamfield/blocks/code_block.html"
-        description = "A code listing with syntax highlighting."
+        description = "A code listing with syntax highlighting, optional line numbers and highlighted lines."
         preview_value = {
             "language": "python",
             "filename": "cost_per_token.py",
             "source": "def cost_per_token(fleet_cost, tokens):\n    return fleet_cost / tokens\n",
+            "show_line_numbers": True,
+            "highlight_lines": "2",
         }
 
     def clean(self, value):
@@ -375,21 +428,45 @@ class CodeBlock(blocks.StructBlock):
             raise StructBlockValidationError(
                 block_errors={"language": ValidationError("Choose one of the listed languages.")}
             )
+        try:
+            parse_line_ranges(value.get("highlight_lines") or "", listing_line_count(value.get("source") or ""))
+        except ValidationError as error:
+            raise StructBlockValidationError(block_errors={"highlight_lines": error}) from None
         return value
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
-        context["highlighted"] = highlight_code(value.get("source", ""), value.get("language", "text"))
+        source, language = value.get("source") or "", value.get("language", "text")
+        try:
+            lines = parse_line_ranges(value.get("highlight_lines") or "", listing_line_count(source))
+        except ValidationError:  # stored before the source was shortened: highlight nothing
+            lines = []
+        context["language_label"] = _LANGUAGE_LABELS.get(language, "Plain text")
+        context["highlighted"] = highlight_code(
+            source, language, line_numbers=bool(value.get("show_line_numbers")), highlight_lines=lines
+        )
         return context
 
 
-def highlight_code(source: str, language: str) -> str:
+def highlight_code(source: str, language: str, *, line_numbers: bool = False, highlight_lines=()) -> str:
     """Return ``source`` as highlighted, escaped HTML (``<div class="highlight"><pre>``).
 
-    ``language`` is a CODE_LANGUAGES value; unknown values fall back to plain text.
+    ``language`` is a CODE_LANGUAGES value; unknown values fall back to plain text. With
+    ``line_numbers`` Pygments numbers the lines in a separate table column (``linenos="table"``),
+    so selecting the code does not select the numbers; ``highlight_lines`` (1-based line numbers)
+    are wrapped in ``<span class="hll">`` (Pygments' ``hl_lines``).
     """
     lexer = get_lexer_by_name(_LEXER_NAMES.get(language, "text"), stripnl=False)
-    return mark_safe(highlight(source, lexer, _CODE_FORMATTER))  # noqa: S308 - Pygments escapes
+    if line_numbers or highlight_lines:
+        formatter = HtmlFormatter(
+            cssclass="highlight",
+            wrapcode=True,
+            linenos="table" if line_numbers else False,
+            hl_lines=list(highlight_lines),
+        )
+    else:
+        formatter = _CODE_FORMATTER
+    return mark_safe(highlight(source, lexer, formatter))  # noqa: S308 - Pygments escapes
 
 
 class DataTableBlock(TableBlock):

@@ -4,29 +4,96 @@ The feeds are served by the blog index and topic pages themselves (``FeedRoutesM
 ``blog/models.py``), so their URLs follow the page tree: ``/blog/feed/rss/``,
 ``/blog/feed/atom/``, ``/blog/<topic>/feed/rss/`` and ``/blog/<topic>/feed/atom/``. Each lists
 the ``FEED_SIZE`` newest live, public, unexpired articles with their summary, dates, authors,
-topics and the social image rendition as an enclosure.
+topics and the social image rendition as an enclosure. The summary is the entry's description;
+the whole rendered body goes in RSS ``content:encoded`` and Atom ``content`` (``feed_body_html``).
 """
 
 import mimetypes
+import re
+from urllib.parse import urljoin
 
 from django.contrib.syndication.views import Feed
+from django.template.loader import render_to_string
 from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
 
 from wagtail.images.models import SourceImageIOError
 
+from bs4 import BeautifulSoup
+
+from home.caching import site_chrome
 from home.models import SOCIAL_IMAGE_SPEC
 from home.public_pages import in_request_site
+from home.rich_text_safety import remove_active_content
 from home.seo import absolute_url, site_name
 
 # The newest articles a feed carries: enough for a reader who checks weekly, small enough to
-# keep the response light (each entry is a summary, not the whole body).
+# keep the response light (each entry carries the whole body).
 FEED_SIZE = 20
+
+# Characters XML 1.0 cannot hold (https://www.w3.org/TR/xml/#charsets); Django's feed writer
+# refuses them (UnserializableContentError), and a code block may hold e.g. an ANSI escape.
+_NOT_XML_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# Attributes holding one URL, and those holding a srcset list ("url 480w, url 800w").
+_URL_ATTRIBUTES = ("href", "src", "poster")
+_SRCSET_ATTRIBUTES = ("srcset",)
+
+
+def feed_body_html(article, request) -> str:
+    """The article's whole body as the page shows it, fit for a feed reader: HTML (str) with
+    every link and image URL absolute against the article's URL, embedded players replaced by
+    links to them, active content removed (``home.rich_text_safety.remove_active_content``:
+    scripts, styles, frames, forms, ``on*`` attributes, ``javascript:`` URLs) and the characters
+    XML 1.0 cannot hold dropped. ``article`` needs its body loaded."""
+    html = render_to_string("components/feed_body.html", {"article": article, "page": article}, request=request)
+    soup = BeautifulSoup(html, "html.parser")
+    for frame in soup.find_all("iframe"):
+        # Feed readers drop frames: a link to the player keeps the video reachable.
+        link = soup.new_tag("a", href=frame.get("src", ""))
+        link.string = frame.get("title") or "Watch the video"
+        frame.replace_with(link)
+    base = article.get_full_url(request)
+    for tag in soup.find_all(True):
+        for name in _URL_ATTRIBUTES:
+            if tag.get(name):
+                tag[name] = urljoin(base, tag[name].strip())
+        for name in _SRCSET_ATTRIBUTES:
+            if tag.get(name):
+                tag[name] = ", ".join(_absolute_candidate(base, part) for part in tag[name].split(","))
+    return _NOT_XML_CHARACTERS.sub("", remove_active_content(str(soup)))
+
+
+def _absolute_candidate(base: str, candidate: str) -> str:
+    url, _, descriptor = candidate.strip().partition(" ")
+    return f"{urljoin(base, url)} {descriptor}".strip()
+
+
+class FullContentRssFeed(Rss201rev2Feed):
+    """RSS 2.0 with each item's whole body in ``content:encoded`` (the RSS content module,
+    https://web.resource.org/rss/1.0/modules/content/), the summary staying in ``description``."""
+
+    def rss_attributes(self):
+        return {**super().rss_attributes(), "xmlns:content": "http://purl.org/rss/1.0/modules/content/"}
+
+    def add_item_elements(self, handler, item):
+        super().add_item_elements(handler, item)
+        if item.get("content_html"):
+            handler.addQuickElement("content:encoded", item["content_html"])
+
+
+class FullContentAtomFeed(Atom1Feed):
+    """Atom 1.0 with each entry's whole body in ``<content type="html">`` (RFC 4287 4.1.3), the
+    summary staying in ``<summary>``."""
+
+    def add_item_elements(self, handler, item):
+        super().add_item_elements(handler, item)
+        if item.get("content_html"):
+            handler.addQuickElement("content", item["content_html"], {"type": "html"})
 
 
 class ArticleRssFeed(Feed):
     """RSS 2.0 feed of a blog index or topic page, called as ``ArticleRssFeed()(request, page=page)``."""
 
-    feed_type = Rss201rev2Feed
+    feed_type = FullContentRssFeed
 
     def __call__(self, request, *args, **kwargs):
         self.request = request
@@ -63,7 +130,14 @@ class ArticleRssFeed(Feed):
             if isinstance(page, TopicPage)
             else articles.child_of(page)
         )
-        return articles[:FEED_SIZE]
+        return articles.defer(None)[:FEED_SIZE]  # listings defer the body; entries carry it
+
+    def item_extra_kwargs(self, article):
+        # Rendering a body reads its images and renditions (a query or two per article with
+        # figures): each body is remembered for the site-chrome generation, which every change a
+        # reader could see replaces (home.caching.site_chrome).
+        key = ("feed-body", article.pk, article.last_published_at, article.get_full_url(self.request))
+        return {"content_html": site_chrome.memoized(key, lambda: feed_body_html(article, self.request))}
 
     def item_title(self, article):
         return article.title
@@ -105,4 +179,4 @@ class ArticleRssFeed(Feed):
 class ArticleAtomFeed(ArticleRssFeed):
     """The same feed as Atom 1.0 (summaries as ``<summary>``, enclosures as ``rel="enclosure"`` links)."""
 
-    feed_type = Atom1Feed
+    feed_type = FullContentAtomFeed

@@ -206,12 +206,7 @@ class ListingMixin:
             "blog_index": blog_index,
             "featured_article": featured,
             "all_posts_count": all_posts_count,
-            "topics": site_chrome.memoized(
-                ("topic-nav", blog_index.pk),
-                lambda: list(exclude_private(TopicPage.objects.child_of(blog_index).live()).order_by("title")),
-            )
-            if blog_index
-            else [],
+            "topics": blog_index.navigation_topics() if blog_index else [],
             "posts": page_of_posts,
             "listing_offset": listing_offset,
             "listing_total": page_of_posts.paginator.count + listing_offset,
@@ -325,6 +320,18 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         context = super().get_context(request, *args, **kwargs)
         context.update(self.listing_context(request, self, ArticlePage.objects.listed().child_of(self)))
         return context
+
+    def navigation_topics(self) -> list:
+        """The live, public topic pages under this index, by title (the topic navigation and the
+        404 page); remembered for the site-chrome generation (``home.caching.site_chrome``)."""
+        return site_chrome.memoized(
+            ("topic-nav", self.pk),
+            lambda: list(exclude_private(TopicPage.objects.child_of(self).live()).order_by("title")),
+        )
+
+    def newest_articles(self, count: int) -> list:
+        """The ``count`` newest listed articles under this index (one query, no card prefetches)."""
+        return list(ArticlePage.objects.listed().child_of(self)[:count])
 
     def get_sitemap_urls(self, request=None):
         """The blog index, then one entry per live author with live articles (lastmod: their latest publish)."""

@@ -5,7 +5,6 @@ from django.db.models import FloatField, Func, TextField
 from django.db.models.functions import Cast
 
 from wagtail.search.backends.database.sqlite.query import (
-    BM25,
     Lexeme,
     MatchExpression,
     SearchQueryExpression,
@@ -22,6 +21,7 @@ from wagtail.search.query import MatchAll, Not, Phrase, PlainText
 from wagtail.search.utils import get_descendants_content_types_pks
 
 from .backends import indexed_texts, with_indexed_text
+from .models import AutocompleteIndexEntry
 
 # bm25() column weights, in the FTS5 table's column order (autocomplete, body, title): a title
 # match counts ten times a body match, the autocomplete column (a copy of the title) not at all.
@@ -42,6 +42,21 @@ def fts5_string(text: str) -> str:
     """``text`` made safe inside an FTS5 double-quoted string: ``"`` doubled (FTS5's escape)
     and NUL bytes, which end SQLite's copy of the query early ("unterminated string"), removed."""
     return text.replace("\x00", " ").replace('"', '""')
+
+
+class AutocompleteMatchExpression(MatchExpression):
+    """Wagtail's ``MATCH`` on the unstemmed autocomplete table (``search.models.AutocompleteIndexEntry``)."""
+
+    template = f"{AutocompleteIndexEntry._meta.db_table} MATCH %s"
+
+
+class AutocompleteBM25(Func):
+    """``bm25()`` of the autocomplete table: lower (more negative) is better."""
+
+    output_field = FloatField()
+
+    def as_sql(self, compiler, connection, **extra_context):
+        return f"bm25({AutocompleteIndexEntry._meta.db_table})", []
 
 
 class SafeQueryMixin:
@@ -85,7 +100,14 @@ class SafeQueryMixin:
             self.fields = fields
 
 
-class RankedIdsMixin:
+class FTSTableMixin:
+    """Which FTS5 table a query compiler matches on: Wagtail's stemmed one by default."""
+
+    fts_model = SQLiteFTSIndexEntry
+    match_expression_class = MatchExpression
+
+
+class RankedIdsMixin(FTSTableMixin):
     """Ranking inside the FTS query, for a query compiler (see ``ranked_ids``)."""
 
     def ranked_ids(self, config, start, stop) -> list | None:
@@ -99,10 +121,10 @@ class RankedIdsMixin:
         query = normalize(self.query)
         if isinstance(query, (MatchAll, Not)):
             return None
-        match = MatchExpression(self.fts_columns(), self.build_search_query(query, config=config))
+        match = self.match_expression_class(self.fts_columns(), self.build_search_query(query, config=config))
         allowed = self.queryset.order_by().annotate(_pk_text=Cast("pk", TextField())).values("_pk_text")
         ranked = (
-            SQLiteFTSIndexEntry.objects.filter(match)
+            self.fts_model.objects.filter(match)
             .filter(index_entry__content_type__in=get_descendants_content_types_pks(self.queryset.model))
             .filter(index_entry__object_id__in=allowed)
             .annotate(score=self._build_rank_expression(self.get_search_vectors(), config))
@@ -113,7 +135,7 @@ class RankedIdsMixin:
         return [to_pk(object_id) for object_id in ranked[start:stop]]
 
 
-class MatchFirstMixin:
+class MatchFirstMixin(FTSTableMixin):
     """Unranked matching (counts, facets, "newest" order) that runs the FTS query once.
 
     Wagtail filters ``pk IN (SELECT object_id FROM fts JOIN indexentry WHERE fts MATCH ...
@@ -129,12 +151,12 @@ class MatchFirstMixin:
         query = normalize(self.query)
         if self.order_by_relevance or score_field is not None or isinstance(query, (MatchAll, Not)):
             return super().search(config, start, stop, score_field)
-        match = MatchExpression(self.fts_columns(), self.build_search_query(query, config=config))
+        match = self.match_expression_class(self.fts_columns(), self.build_search_query(query, config=config))
         matching_object_ids = (
-            SQLiteFTSIndexEntry._meta.get_field("index_entry")
+            self.fts_model._meta.get_field("index_entry")
             .related_model.objects.filter(
                 content_type__in=get_descendants_content_types_pks(self.queryset.model),
-                pk__in=SQLiteFTSIndexEntry.objects.filter(match).values("pk"),
+                pk__in=self.fts_model.objects.filter(match).values("pk"),
             )
             .values("object_id")
         )
@@ -154,8 +176,14 @@ class TitleWeightedSQLiteQueryCompiler(SafeQueryMixin, MatchFirstMixin, RankedId
 class RankedSQLiteAutocompleteQueryCompiler(
     SafeQueryMixin, MatchFirstMixin, RankedIdsMixin, SQLiteAutocompleteQueryCompiler
 ):
+    # Prefixes match unstemmed words, as PostgreSQL's "simple" autocomplete configuration does
+    # (search.models.AutocompleteIndexEntry says why). Wagtail's own path (match-all and negated
+    # queries) still reads Wagtail's table.
+    fts_model = AutocompleteIndexEntry
+    match_expression_class = AutocompleteMatchExpression
+
     def _build_rank_expression(self, vectors, config):
-        return BM25()
+        return AutocompleteBM25()
 
 
 class TitleWeightedSQLiteSearchResults(SQLiteSearchResults):

@@ -120,3 +120,84 @@ def test_a_missing_rendition_file_leaves_the_enclosure_out(client, demo):
     entry = next(entry for entry in feed.entries if entry.title == article.title)
     assert not [link for link in entry.links if link.rel == "enclosure"]
     assert len(feed.entries) == FEED_SIZE
+
+
+def _full_content_article(demo):
+    """The newest article, with a figure, links of every kind, a video and hostile code."""
+    from .factories import ArticlePageFactory
+
+    image = ArticlePage.objects.live().exclude(image=None).first().image
+    body = [
+        {"type": "heading", "value": {"text": "Fleet costs", "level": "h2", "anchor": ""}},
+        {
+            "type": "paragraph",
+            "value": '<p>See <a href="/blog/">the blog</a>, <a href="#fleet-costs">the costs</a>, '
+            '<a href="https://example.org/x">a paper</a> and <a href="mailto:ops@example.org">ops</a>.</p>',
+        },
+        {"type": "image", "value": {"image": image.pk, "alt_text": "A ridge plot", "caption": "The ridge"}},
+        {
+            "type": "code",
+            "value": {"language": "bash", "filename": "", "source": "echo '\x1b[31mred\x1b[0m' </script><b>"},
+        },
+        {"type": "paragraph", "value": '<p onclick="alert(1)">Tail <a href="javascript:alert(1)">x</a></p>'},
+    ]
+    return ArticlePageFactory(parent=demo.blog, title="Full content entry", summary="The short summary.", body=body)
+
+
+def _entry_content(client, url):
+    """(summary or description, content HTML) of the "Full content entry" item, from the XML."""
+    import xml.etree.ElementTree as ET  # noqa: S405 - our own feed, parsed in a test
+
+    response = client.get(url)
+    assert response.status_code == 200
+    root = ET.fromstring(response.content)  # noqa: S314 - well-formed or this raises
+    ns = {"atom": "http://www.w3.org/2005/Atom", "content": "http://purl.org/rss/1.0/modules/content/"}
+    if root.tag == "rss":
+        (item,) = [i for i in root.iter("item") if i.findtext("title") == "Full content entry"]
+        return item.findtext("description"), item.findtext("content:encoded", namespaces=ns)
+    (entry,) = [
+        e
+        for e in root.iter("{http://www.w3.org/2005/Atom}entry")
+        if e.findtext("atom:title", namespaces=ns) == "Full content entry"
+    ]
+    content = entry.find("atom:content", ns)
+    assert content.get("type") == "html"
+    return entry.findtext("atom:summary", namespaces=ns), content.text
+
+
+@pytest.mark.parametrize("url", ["/blog/feed/rss/", "/blog/feed/atom/"])
+def test_entries_carry_the_whole_body_with_absolute_urls_and_the_summary_as_description(client, demo, url):
+    from bs4 import BeautifulSoup
+
+    article = _full_content_article(demo)
+    summary, content = _entry_content(client, url)
+    assert summary == "The short summary."
+    soup = BeautifulSoup(content, "html.parser")
+    assert soup.find("h2", id="fleet-costs").get_text(strip=True) == "Fleet costs"
+    hrefs = [a["href"] for a in soup.find_all("a", href=True)]
+    article_url = f"http://localhost{article.url}"
+    assert {
+        "http://localhost/blog/",
+        f"{article_url}#fleet-costs",
+        "https://example.org/x",
+        "mailto:ops@example.org",
+    } <= set(hrefs)
+    images = soup.find_all("img")
+    assert images and images[0]["alt"] == "A ridge plot"
+    urls = [img["src"] for img in images]
+    for tag in soup.find_all(srcset=True):
+        urls += [candidate.split()[0] for candidate in tag["srcset"].split(",")]
+    assert urls and all(re.fullmatch(r"http://localhost/media/images/\S+", u) for u in urls), urls
+    assert "echo" in soup.find("figure", class_="block-code").get_text()
+    assert not soup.find_all(["script", "style", "iframe", "form"])
+    assert not [t for t in soup.find_all(True) for name in t.attrs if name.startswith("on")]
+    assert "javascript:" not in content and "\x1b" not in content
+
+
+def test_feed_parsers_see_the_content_too(client, demo):
+    _full_content_article(demo)
+    for url in ("/blog/feed/rss/", "/blog/feed/atom/"):
+        _, feed = parse(client, url)
+        (entry,) = [e for e in feed.entries if e.title == "Full content entry"]
+        assert entry.summary == "The short summary."
+        assert "Fleet costs" in entry.content[0].value, url

@@ -101,6 +101,26 @@ def feed_links(context) -> dict:
     return {"links": links}
 
 
+# How many of the newest articles the 404 page suggests.
+NOT_FOUND_ARTICLES = 5
+
+
+@register.inclusion_tag("components/not_found_suggestions.html", takes_context=True)
+def not_found_suggestions(context) -> dict:
+    """For the 404 page: ``{"blog_index", "articles": the NOT_FOUND_ARTICLES newest, "topics"}``
+    of the request's site (empty without a blog index). Two queries at most: the articles, and the
+    topics unless the site chrome remembers them; the blog index is remembered too."""
+    blog_index = _blog_index(context.get("request"), context)
+    if blog_index is None:
+        return {"blog_index": None, "articles": [], "topics": []}
+    return {
+        "blog_index": blog_index,
+        "articles": blog_index.newest_articles(NOT_FOUND_ARTICLES),
+        "topics": blog_index.navigation_topics(),
+        "request": context.get("request"),
+    }
+
+
 # Share links are plain links to each service's documented "share a URL" address: no scripts,
 # no requests to the services until a reader follows one. ``{url}``, ``{title}`` and ``{text}``
 # are filled in URL-encoded.

@@ -452,7 +452,8 @@ def search_backends() -> dict:
     url = os.environ.get("SEARCH_URL")
     if not url:
         # Wagtail's database backend (search/backends.py adds ranking fixes for SQLite). PostgreSQL
-        # uses English stemming ("checkpointing" finds "checkpoints"); SQLite ignores it.
+        # uses English stemming ("checkpointing" finds "checkpoints"); SQLite ignores this value and
+        # stems with FTS5's porter tokenizer (search/migrations/0003_sqlite_porter_stemming.py).
         return {"default": {"BACKEND": "search.backends", "SEARCH_CONFIG": "english"}}
     engine = os.environ.get("SEARCH_BACKEND", "elasticsearch8")
     allowed = {"elasticsearch7", "elasticsearch8", "elasticsearch9", "opensearch2", "opensearch3"}

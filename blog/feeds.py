@@ -5,17 +5,24 @@ The feeds are served by the blog index and topic pages themselves (``FeedRoutesM
 ``/blog/feed/atom/``, ``/blog/<topic>/feed/rss/`` and ``/blog/<topic>/feed/atom/``. Each lists
 the ``FEED_SIZE`` newest live, public, unexpired articles with their summary, dates, authors,
 topics and the social image rendition as an enclosure.
+
+Any text an editor typed is safe in them: characters XML 1.0 cannot carry are removed as the
+feed is written (``home.text_cleaning``; the editor's forms remove them too), and a summary is
+HTML-escaped, because RSS ``<description>`` and Atom ``<summary type="html">`` are read as HTML:
+``<script>`` in a summary reaches feed readers as the text "<script>", never as a tag.
 """
 
 import mimetypes
 
 from django.contrib.syndication.views import Feed
 from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
+from django.utils.html import escape
 
 from wagtail.images.models import SourceImageIOError
 
 from home.models import SOCIAL_IMAGE_SPEC
 from home.seo import absolute_url, site_name
+from home.text_cleaning import without_invalid_characters
 
 # The newest articles a feed carries: enough for a reader who checks weekly, small enough to
 # keep the response light (each entry is a summary, not the whole body).
@@ -30,6 +37,14 @@ class ArticleRssFeed(Feed):
     def __call__(self, request, *args, **kwargs):
         self.request = request
         return super().__call__(request, *args, **kwargs)
+
+    def get_feed(self, obj, request):
+        """Django's feed generator with every text of the channel and its items cleaned of
+        characters XML 1.0 cannot carry (Django refuses to write them: a 500)."""
+        feed = super().get_feed(obj, request)
+        feed.feed = without_invalid_characters(feed.feed)
+        feed.items = without_invalid_characters(feed.items)
+        return feed
 
     def get_object(self, request, page):
         return page
@@ -62,7 +77,8 @@ class ArticleRssFeed(Feed):
         return article.title
 
     def item_description(self, article):
-        return article.summary
+        """The summary as HTML that shows its text: markup an editor typed stays text."""
+        return escape(article.summary)
 
     def item_link(self, article):
         return article.get_full_url(self.request)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 
-from wagtail.admin.forms import WagtailAdminPageForm
 from wagtail.blocks import StreamBlockValidationError, StructBlockValidationError
 
+from home import text_cleaning
 from home.image_uploads.sizes import CARD_IMAGE_MIN_SIZE, SOCIAL_IMAGE_MIN_SIZE, displayed_size, too_small_message
 
 # Limits on Wagtail's own page fields (characters). Titles: the longest demo title is 80 and
@@ -52,8 +52,9 @@ def limit_length(field, max_length: int) -> None:
     field.widget.attrs["maxlength"] = str(max_length)
 
 
-class ArticleLimitsForm(WagtailAdminPageForm):
-    """Article editor form: title/SEO limits, and card/social images big enough for their crops."""
+class ArticleLimitsForm(text_cleaning.CleanTextPageForm):
+    """Article editor form: title/SEO limits, and card/social images big enough for their crops;
+    control characters removed from every text field (``home.text_cleaning``)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -61,6 +62,9 @@ class ArticleLimitsForm(WagtailAdminPageForm):
             if name in self.fields:
                 limit_length(self.fields[name], max_length)
                 self.fields[name].help_text = help_text
+        for name in ("title", "summary"):
+            if name in self.fields:
+                self.fields[name].help_text = f"{self.fields[name].help_text} {text_cleaning.HELP_TEXT}".strip()
 
     def clean(self):
         cleaned_data = super().clean()

@@ -25,6 +25,7 @@ from wagtail.search.tasks import insert_or_update_object_task
 from home.caching import site_chrome
 from home.models import SOCIAL_IMAGE_SPEC, BasePage
 from home.public_pages import exclude_private
+from home.text_cleaning import CleanTextModelForm
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
@@ -43,7 +44,8 @@ WORDS_PER_MINUTE = 230
 class Author(index.Indexed, models.Model):
     """A person or team credited in bylines (the seed's byline is "Cedana Editorial").
 
-    A snippet: registered with its listing (``AuthorViewSet``) in ``blog/wagtail_hooks.py``.
+    A snippet: registered with its listing (``AuthorViewSet``) in ``blog/wagtail_hooks.py``. Its
+    editor form removes control characters from the text fields (``home.text_cleaning``).
     """
 
     name = models.CharField(max_length=100, unique=True, help_text="As it appears in bylines, e.g. 'Ada Lovelace'.")
@@ -60,6 +62,7 @@ class Author(index.Indexed, models.Model):
     bio = models.TextField(max_length=600, blank=True, help_text="Two or three sentences.")
 
     panels = [FieldPanel("name"), FieldPanel("slug"), FieldPanel("role"), FieldPanel("photo"), FieldPanel("bio")]
+    base_form_class = CleanTextModelForm
     # What the Authors listing (admin search box, as-you-type) and the snippet chooser match.
     search_fields = [
         index.SearchField("name"),

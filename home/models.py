@@ -2,7 +2,6 @@
 
 import copy
 
-from django.core.validators import RegexValidator
 from django.db import models
 
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
@@ -11,14 +10,9 @@ from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
 from .caching import site_chrome
+from .links import validate_link
 from .public_pages import exclude_private, restricted_paths, route_in_two_queries
-
-# Links editors type must be site paths, http(s) or mailto URLs: never ``javascript:`` and friends.
-validate_link = RegexValidator(
-    r"^(/(?!/)|https?://|mailto:)",
-    "Enter a site path starting with / or a full http(s):// or mailto: address.",
-)
-
+from .text_cleaning import CleanTextModelForm, CleanTextPageForm
 
 # Open Graph and Twitter cards, feed enclosures and JSON-LD share one rendition: 1200x630 is the
 # size Facebook, LinkedIn and X recommend for large link previews (1.91:1), cropped around the
@@ -54,7 +48,12 @@ class SiteRendition(AbstractRendition):
 
 
 class BasePage(Page):
-    """Abstract base for every page type: the social sharing fields live here once."""
+    """Abstract base for every page type: the social sharing fields live here once.
+
+    Its editor form removes control characters from every text field (``home.text_cleaning``).
+    """
+
+    base_form_class = CleanTextPageForm
 
     social_image = models.ForeignKey(
         SiteImage,
@@ -155,6 +154,8 @@ class HomePage(BasePage):
 @register_setting(icon="site")
 class SiteChromeSettings(BaseSiteSetting):
     """Header and footer text and links shown on every page of a site."""
+
+    base_form_class = CleanTextModelForm  # control characters removed (home.text_cleaning)
 
     brand_name = models.CharField(max_length=40, default="cedana", help_text="Word mark in the header.")
     brand_tagline = models.CharField(

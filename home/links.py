@@ -15,8 +15,8 @@ from django.core.exceptions import ValidationError
 
 LINK_MESSAGE = "Enter a site path starting with / or a full http(s)://, mailto: or tel: address."
 OTHER_HOST_MESSAGE = (
-    "This link leads to another website: a site path has one / at the start (e.g. /blog/); "
-    "for another website, enter its full https:// address."
+    "Enter a site path starting with / (a single slash, e.g. /blog/): this link leads to another website. "
+    "For another website, enter its full https:// address."
 )
 CONTROL_MESSAGE = "Remove the tabs, line breaks or other control characters from the link."
 

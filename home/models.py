@@ -11,8 +11,8 @@ from wagtail.models import Page, PageViewRestriction
 
 from .caching import site_chrome
 from .links import validate_link
+from .page_forms import SiteModelForm, SitePageForm
 from .public_pages import exclude_private, restricted_paths, route_in_two_queries
-from .text_cleaning import CleanTextModelForm, CleanTextPageForm
 
 # Open Graph and Twitter cards, feed enclosures and JSON-LD share one rendition: 1200x630 is the
 # size Facebook, LinkedIn and X recommend for large link previews (1.91:1), cropped around the
@@ -50,10 +50,11 @@ class SiteRendition(AbstractRendition):
 class BasePage(Page):
     """Abstract base for every page type: the social sharing fields live here once.
 
-    Its editor form removes control characters from every text field (``home.text_cleaning``).
+    Its editor form removes control characters from every text field and refuses slugs that make
+    no URL (``home.page_forms``).
     """
 
-    base_form_class = CleanTextPageForm
+    base_form_class = SitePageForm
 
     social_image = models.ForeignKey(
         SiteImage,
@@ -155,7 +156,7 @@ class HomePage(BasePage):
 class SiteChromeSettings(BaseSiteSetting):
     """Header and footer text and links shown on every page of a site."""
 
-    base_form_class = CleanTextModelForm  # control characters removed (home.text_cleaning)
+    base_form_class = SiteModelForm  # control characters removed (home.page_forms)
 
     brand_name = models.CharField(max_length=40, default="cedana", help_text="Word mark in the header.")
     brand_tagline = models.CharField(

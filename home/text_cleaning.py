@@ -8,13 +8,12 @@ so one of them in a title made every RSS/Atom feed a 500 (Django refuses to writ
 surrogate cannot be encoded as UTF-8 at all, so saving or rendering it fails.
 
 They are removed silently, in two places: when an editor's form is cleaned (``CleanTextFormMixin``
-on the page, snippet and settings forms; the help texts say so) and when a feed is written
+on the page, snippet and settings forms of ``home.page_forms``; the help texts say so) and when a feed is written
 (``blog.feeds``), for text that arrived another way (an import, a fixture, the shell).
 """
 
 import re
 
-from wagtail.admin.forms import WagtailAdminModelForm, WagtailAdminPageForm
 from wagtail.blocks import StreamValue
 
 # Everything outside XML 1.0's Char production that a Python str can hold.
@@ -57,11 +56,3 @@ class CleanTextFormMixin:
                 if cleaned != stored:
                     cleaned_data[name] = value.stream_block.to_python(cleaned)
         return cleaned_data
-
-
-class CleanTextPageForm(CleanTextFormMixin, WagtailAdminPageForm):
-    """The page editor's form for every page type (``BasePage.base_form_class``)."""
-
-
-class CleanTextModelForm(CleanTextFormMixin, WagtailAdminModelForm):
-    """The editor's form for snippets and site settings (their ``base_form_class``)."""

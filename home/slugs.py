@@ -9,6 +9,7 @@ author forms to show as a form error (``home.page_forms``, ``blog.forms.AuthorFo
 """
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug, validate_unicode_slug
 from django.utils.text import slugify
 
@@ -31,6 +32,6 @@ def slug_problem(slug: str) -> str | None:
     validator = validate_unicode_slug if unicode_slugs_allowed() else validate_slug
     try:
         validator(slug)
-    except Exception:  # noqa: BLE001 - Django's ValidationError, reported as our message
+    except ValidationError:  # Django's message names no example; ours does
         return "Use only letters, digits, hyphens and underscores in the slug, e.g. 'gpu-costs'."
     return None

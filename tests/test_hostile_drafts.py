@@ -29,7 +29,7 @@ INCOMPLETE = {
     "table with ragged rows": (("table", json.dumps({**HEADER, "data": [["a", "b"], ["c"]]})), "same number"),
     "table without a header choice": (
         ("table", json.dumps({"table_caption": "", "data": [["a"]]})),
-        "Choose the table's header",
+        "header: first row, first column",
     ),
     "image block without image": (("image", {"image": "", "alt_text": "A chart.", "caption": ""}), "required"),
     "image block without alt text": (("image", {"image": "", "alt_text": "", "caption": ""}), "required"),

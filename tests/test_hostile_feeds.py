@@ -8,6 +8,7 @@ tests/test_hostile_text_entry.py). Markup in a summary is text in a feed, never 
 
 import json
 import re
+import uuid
 
 from django.db import connection
 from django.utils.html import escape
@@ -25,7 +26,7 @@ from .factories import ArticlePageFactory, AuthorFactory
 pytestmark = pytest.mark.django_db
 
 HYPOTHESIS = settings(
-    max_examples=25,
+    max_examples=15,
     deadline=None,
     database=None,  # nothing written to .hypothesis/ in the work tree
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -69,9 +70,14 @@ def hostile_article(demo, text: str):
     topic = demo.topics["gpu-costs"]
     topic.title = f"GPU {text}"
     topic.save_revision().publish()
-    author = AuthorFactory(name=f"Ada {text}")
+    author = AuthorFactory(name=f"Ada {uuid.uuid4().hex[:8]} {text}")  # names are unique
     article = ArticlePageFactory(
-        parent=demo.blog, title=f"Title {text}", summary=f"Summary {text}", topics=[topic], authors=[author]
+        parent=demo.blog,
+        title=f"Title {text}",
+        slug=f"hostile-{uuid.uuid4().hex}",  # Hypothesis repeats texts; slugs must stay unique
+        summary=f"Summary {text}",
+        topics=[topic],
+        authors=[author],
     )
     article.save_revision().publish()
     return article, topic

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.utils.html import escape, format_html, format_html_join
+from django.utils.html import escape, format_html, format_html_join, strip_tags
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 
@@ -37,7 +37,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
 from blog.mathml import latex_problem, latex_to_mathml, rich_text_math_problems
-from home.models import validate_link
+from home.links import validate_link
 from home.rich_text_safety import SafeRichTextBlock
 
 # Inline features a paragraph may use; no headings (they are blocks, so the table of contents
@@ -221,13 +221,38 @@ def without_bad_page_links(html: str) -> str:
     return str(soup) if bad else html
 
 
+class _RichTextWithBadLinks(RichText):
+    """A post with a typed link that ``validate_link`` refuses (another host behind a site path,
+    control characters); ``message`` says which and how to fix it."""
+
+    def __init__(self, source, message: str):
+        super().__init__(source)
+        self.message = message
+
+
+def typed_link_error(html: str) -> str | None:
+    """The first ``validate_link`` message for the typed (not page or document) links of
+    ``html``, naming the link, or None when every one is acceptable."""
+    if not html or "href" not in html:
+        return None
+    for tag in BeautifulSoup(html, "html.parser").find_all("a", href=True):
+        if tag.get("linktype"):
+            continue
+        try:
+            validate_link(tag["href"])
+        except ValidationError as error:
+            return f"Link “{tag.get_text()}”: {error.messages[0]}"
+    return None
+
+
 class ArticleRichTextBlock(SafeRichTextBlock):
     """Rich text that turns a malformed editor post into a form error instead of a 500.
 
     Draftail posts its content as JSON (Draft.js ContentState), which Wagtail's widget converts
     to HTML in ``value_from_datadict``; input that is not JSON, or JSON of another shape, raises
     there (JSONDecodeError, AttributeError, draftjs_exporter's ExporterException). A link to a
-    page whose id is not a page pk is refused too, as Wagtail would fail to render it.
+    page whose id is not a page pk is refused too, as Wagtail would fail to render it, and so is a
+    typed link that ``home.links.validate_link`` refuses (e.g. ``//evil.example``).
     Stored HTML is cleaned of script on load (``home.rich_text_safety``) and of such links.
     """
 
@@ -238,7 +263,10 @@ class ArticleRichTextBlock(SafeRichTextBlock):
             return _UnreadableRichText()
         source = value.source if value else ""
         cleaned = without_bad_page_links(source)
-        return _RichTextWithBadPageLinks(cleaned) if cleaned != source else value
+        if cleaned != source:
+            return _RichTextWithBadPageLinks(cleaned)
+        message = typed_link_error(source)
+        return _RichTextWithBadLinks(source, message) if message else value
 
     def clean(self, value):
         if isinstance(value, _UnreadableRichText):
@@ -247,6 +275,12 @@ class ArticleRichTextBlock(SafeRichTextBlock):
             raise ValidationError(
                 "A link pointed to a page that does not exist and was removed. Check the text, then save."
             )
+        if isinstance(value, _RichTextWithBadLinks):
+            raise ValidationError(value.message)
+        # Draftail posts an empty editor as markup without text, which Wagtail's required check
+        # lets through; a published block needs words (drafts defer it: field.required is False).
+        if self.field.required and not strip_tags(value.source if value else "").strip():
+            raise ValidationError("This field is required.", code="required")
         value = super().clean(value)
         if problems := rich_text_math_problems(value.source if value else ""):
             raise ValidationError(
@@ -258,7 +292,7 @@ class ArticleRichTextBlock(SafeRichTextBlock):
 
     def normalize(self, value):
         # StreamValue normalizes child values; keep the markers clean() looks for.
-        if isinstance(value, (_UnreadableRichText, _RichTextWithBadPageLinks)):
+        if isinstance(value, (_UnreadableRichText, _RichTextWithBadPageLinks, _RichTextWithBadLinks)):
             return value
         return super().normalize(value)
 
@@ -338,7 +372,8 @@ class FigureBlock(blocks.StructBlock):
 
     def clean(self, value):
         value = super().clean(value)
-        if not (value.get("alt_text") or "").strip():
+        # A draft may keep an incomplete figure (Wagtail defers required checks on "Save draft").
+        if not self.is_deferred_validation and not (value.get("alt_text") or "").strip():
             raise StructBlockValidationError(
                 block_errors={"alt_text": ValidationError("Describe the image for readers who cannot see it.")}
             )
@@ -424,7 +459,8 @@ class CodeBlock(blocks.StructBlock):
 
     def clean(self, value):
         value = super().clean(value)
-        if value.get("language") not in _LEXER_NAMES:
+        language = value.get("language")
+        if language not in _LEXER_NAMES and not (self.is_deferred_validation and not language):
             raise StructBlockValidationError(
                 block_errors={"language": ValidationError("Choose one of the listed languages.")}
             )
@@ -474,7 +510,8 @@ class DataTableBlock(TableBlock):
 
     Value: ``{"data": [[str, ...], ...], "first_row_is_table_header": bool,
     "first_col_is_header": bool, "table_caption": str}``. Rejects empty tables and rows of
-    different lengths, so every row lines up under the header.
+    different lengths, so every row lines up under the header, except in drafts (Wagtail's
+    deferred validation on "Save draft"); data not in the table editor's shape is always refused.
     """
 
     def __init__(self, **kwargs):
@@ -532,7 +569,12 @@ class DataTableBlock(TableBlock):
         if value is _UNREADABLE_TABLE:
             raise ValidationError("The table could not be read from the editor. Reload the page and enter it again.")
         table_shape_error(value)
+        if not self.is_deferred_validation and not value.get("table_header_choice"):
+            # Wagtail's own error here says only "Validation error in TableBlock".
+            raise ValidationError("Choose the table's header: first row, first column, both or none.")
         value = super().clean(value)
+        if self.is_deferred_validation:  # a draft may keep an empty or ragged table
+            return value
         rows = [row for row in value["data"] if any((cell or "").strip() for cell in row)]
         if not rows:
             raise ValidationError("Add at least one row to the table.")

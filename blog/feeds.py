@@ -6,15 +6,20 @@ The feeds are served by the blog index and topic pages themselves (``FeedRoutesM
 the ``FEED_SIZE`` newest live, public, unexpired articles with their summary, dates, authors,
 topics and the social image rendition as an enclosure. The summary is the entry's description;
 the whole rendered body goes in RSS ``content:encoded`` and Atom ``content`` (``feed_body_html``).
+
+Any text an editor typed is safe in them: characters XML 1.0 cannot carry are removed as the
+feed is written (``home.text_cleaning``; the editor's forms remove them too), and a summary is
+HTML-escaped, because RSS ``<description>`` and Atom ``<summary type="html">`` are read as HTML:
+``<script>`` in a summary reaches feed readers as the text "<script>", never as a tag.
 """
 
 import mimetypes
-import re
 from urllib.parse import urljoin
 
 from django.contrib.syndication.views import Feed
 from django.template.loader import render_to_string
 from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
+from django.utils.html import escape
 
 from wagtail.images.models import SourceImageIOError
 
@@ -25,14 +30,12 @@ from home.models import SOCIAL_IMAGE_SPEC
 from home.public_pages import in_request_site
 from home.rich_text_safety import remove_active_content
 from home.seo import absolute_url, site_name
+from home.text_cleaning import without_invalid_characters
 
 # The newest articles a feed carries: enough for a reader who checks weekly, small enough to
 # keep the response light (each entry carries the whole body).
 FEED_SIZE = 20
 
-# Characters XML 1.0 cannot hold (https://www.w3.org/TR/xml/#charsets); Django's feed writer
-# refuses them (UnserializableContentError), and a code block may hold e.g. an ANSI escape.
-_NOT_XML_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 # Attributes holding one URL, and those holding a srcset list ("url 480w, url 800w").
 _URL_ATTRIBUTES = ("href", "src", "poster")
 _SRCSET_ATTRIBUTES = ("srcset",)
@@ -42,8 +45,8 @@ def feed_body_html(article, request) -> str:
     """The article's whole body as the page shows it, fit for a feed reader: HTML (str) with
     every link and image URL absolute against the article's URL, embedded players replaced by
     links to them, active content removed (``home.rich_text_safety.remove_active_content``:
-    scripts, styles, frames, forms, ``on*`` attributes, ``javascript:`` URLs) and the characters
-    XML 1.0 cannot hold dropped. ``article`` needs its body loaded."""
+    scripts, styles, frames, forms, ``on*`` attributes, ``javascript:`` URLs). ``article`` needs
+    its body loaded."""
     html = render_to_string("components/feed_body.html", {"article": article, "page": article}, request=request)
     soup = BeautifulSoup(html, "html.parser")
     for frame in soup.find_all("iframe"):
@@ -59,7 +62,9 @@ def feed_body_html(article, request) -> str:
         for name in _SRCSET_ATTRIBUTES:
             if tag.get(name):
                 tag[name] = ", ".join(_absolute_candidate(base, part) for part in tag[name].split(","))
-    return _NOT_XML_CHARACTERS.sub("", remove_active_content(str(soup)))
+    # Characters XML 1.0 cannot hold (a code block may hold an ANSI escape) are removed with the
+    # rest of the entry's text as the feed is written (``home.text_cleaning``).
+    return remove_active_content(str(soup))
 
 
 def _absolute_candidate(base: str, candidate: str) -> str:
@@ -98,6 +103,14 @@ class ArticleRssFeed(Feed):
     def __call__(self, request, *args, **kwargs):
         self.request = request
         return super().__call__(request, *args, **kwargs)
+
+    def get_feed(self, obj, request):
+        """Django's feed generator with every text of the channel and its items cleaned of
+        characters XML 1.0 cannot carry (Django refuses to write them: a 500)."""
+        feed = super().get_feed(obj, request)
+        feed.feed = without_invalid_characters(feed.feed)
+        feed.items = without_invalid_characters(feed.items)
+        return feed
 
     def get_object(self, request, page):
         return page
@@ -143,7 +156,8 @@ class ArticleRssFeed(Feed):
         return article.title
 
     def item_description(self, article):
-        return article.summary
+        """The summary as HTML that shows its text: markup an editor typed stays text."""
+        return escape(article.summary)
 
     def item_link(self, article):
         return article.get_full_url(self.request)

@@ -17,8 +17,10 @@ from django.core.validators import MaxLengthValidator
 
 from wagtail.blocks import StreamBlockValidationError, StructBlockValidationError
 
+from home import text_cleaning
 from home.image_uploads.sizes import CARD_IMAGE_MIN_SIZE, SOCIAL_IMAGE_MIN_SIZE, displayed_size, too_small_message
-from home.page_forms import BasePageForm
+from home.page_forms import SiteModelForm, SitePageForm
+from home.slugs import slug_problem
 
 # Limits on Wagtail's own page fields (characters). Titles: the longest demo title is 80 and
 # cards wrap to three lines past about 100. SEO title and description: what search engines show
@@ -52,8 +54,9 @@ def limit_length(field, max_length: int) -> None:
     field.widget.attrs["maxlength"] = str(max_length)
 
 
-class ArticleLimitsForm(BasePageForm):
-    """Article editor form: title/SEO limits, and card/social images big enough for their crops."""
+class ArticleLimitsForm(SitePageForm):
+    """Article editor form: title/SEO limits, and card/social images big enough for their crops;
+    control characters removed and slugs checked (``home.page_forms``)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -61,6 +64,9 @@ class ArticleLimitsForm(BasePageForm):
             if name in self.fields:
                 limit_length(self.fields[name], max_length)
                 self.fields[name].help_text = help_text
+        for name in ("title", "summary"):
+            if name in self.fields:
+                self.fields[name].help_text = f"{self.fields[name].help_text} {text_cleaning.HELP_TEXT}".strip()
 
     def clean(self):
         cleaned_data = super().clean()
@@ -228,3 +234,15 @@ class ArticlePageForm(ArticleLimitsForm):
             for problem in body_problems:  # the banner names the heading too
                 self.add_error(None, problem.message)
         return cleaned_data
+
+
+class AuthorForm(SiteModelForm):
+    """The author snippet's form: clean text, and a slug for the author's page URL that has a
+    letter or digit and the alphabet ``WAGTAIL_ALLOW_UNICODE_SLUGS`` allows (``home.slugs``)."""
+
+    def clean_slug(self):
+        slug = self.cleaned_data["slug"]
+        problem = slug_problem(slug)
+        if problem:
+            raise ValidationError(problem)
+        return slug

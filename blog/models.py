@@ -17,7 +17,7 @@ from django.utils.functional import cached_property
 from modelcluster.fields import ParentalManyToManyField
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
 from wagtail.api import APIField
-from wagtail.contrib.routable_page.models import RoutablePageMixin, path
+from wagtail.contrib.routable_page.models import RoutablePageMixin, path, re_path
 from wagtail.fields import StreamField
 from wagtail.images import get_image_model
 from wagtail.images.api.fields import ImageRenditionField
@@ -40,7 +40,7 @@ from home.public_pages import exclude_private, in_request_site
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
-from .forms import ArticlePageForm
+from .forms import ArticlePageForm, AuthorForm
 from .listings import CARD_PREFETCHES, listed_count, paginate_listing, prefetch_cards
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
@@ -62,10 +62,15 @@ class Author(
     (the pattern of wagtail/bakerydemo's ``Person``): the row holds the live version, an editor's
     change is a draft revision until a moderator approves it, and readers see only live authors
     (``live_authors``).
+
+    Its editor form removes control characters from the text fields (``home.text_cleaning``).
     """
 
     name = models.CharField(max_length=100, unique=True, help_text="As it appears in bylines, e.g. 'Ada Lovelace'.")
-    slug = models.SlugField(max_length=100, unique=True, help_text="Used in the author's page URL.")
+    # Unicode allowed here; the form applies WAGTAIL_ALLOW_UNICODE_SLUGS (blog.forms.AuthorForm).
+    slug = models.SlugField(
+        max_length=100, unique=True, allow_unicode=True, help_text="Used in the author's page URL."
+    )
     role = models.CharField(max_length=100, blank=True, help_text="e.g. 'Staff engineer, runtime'.")
     photo = models.ForeignKey(
         get_image_model(),
@@ -95,6 +100,7 @@ class Author(
     )
 
     panels = [FieldPanel("name"), FieldPanel("slug"), FieldPanel("role"), FieldPanel("photo"), FieldPanel("bio")]
+    base_form_class = AuthorForm
     # What the Authors listing (admin search box, as-you-type) and the snippet chooser match.
     search_fields = [
         index.SearchField("name"),
@@ -358,7 +364,8 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         """Absolute URL of ``author``'s page under this blog index."""
         return self.get_full_url(request) + self.reverse_subpage("author", kwargs={"slug": author.slug})
 
-    @path("authors/<slug:slug>/", name="author")
+    # [-\w]: the slugs Django's unicode slug validator allows (``<slug:>`` is ASCII only).
+    @re_path(r"^authors/(?P<slug>[-\w]+)/$", name="author")
     def author_page(self, request, slug):
         """``/blog/authors/<slug>/``: the author's card and their live articles, 12 a page.
 

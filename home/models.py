@@ -4,7 +4,6 @@ import copy
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
 from django.db import models
 
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
@@ -13,14 +12,9 @@ from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
 from .caching import site_chrome
-from .page_forms import BasePageForm
+from .links import validate_link
+from .page_forms import SiteModelForm, SitePageForm
 from .public_pages import restricted_paths, route_in_two_queries
-
-# Links editors type must be site paths, http(s) or mailto URLs: never ``javascript:`` and friends.
-validate_link = RegexValidator(
-    r"^(/(?!/)|https?://|mailto:)",
-    "Enter a site path starting with / or a full http(s):// or mailto: address.",
-)
 
 
 def validate_not_cms_admin(value: str) -> None:
@@ -67,7 +61,13 @@ class SiteRendition(AbstractRendition):
 
 
 class BasePage(Page):
-    """Abstract base for every page type: the social sharing fields live here once."""
+    """Abstract base for every page type: the social sharing fields live here once.
+
+    Its editor form removes control characters from every text field, refuses slugs that make no
+    URL and clears an expiry already carried out instead of refusing it (``home.page_forms``).
+    """
+
+    base_form_class = SitePageForm
 
     social_image = models.ForeignKey(
         SiteImage,
@@ -82,9 +82,6 @@ class BasePage(Page):
         *Page.promote_panels,
         MultiFieldPanel([FieldPanel("social_image")], heading="Social sharing"),
     ]
-
-    # Clears an expiry already carried out instead of refusing it (home/page_forms.py).
-    base_form_class = BasePageForm
 
     class Meta:
         abstract = True
@@ -164,6 +161,8 @@ class HomePage(BasePage):
 @register_setting(icon="site")
 class SiteChromeSettings(BaseSiteSetting):
     """Header and footer text and links shown on every page of a site."""
+
+    base_form_class = SiteModelForm  # control characters removed (home.page_forms)
 
     brand_name = models.CharField(max_length=40, default="cedana", help_text="Word mark in the header.")
     brand_tagline = models.CharField(

@@ -1,4 +1,9 @@
-"""The admin form every page type of ours uses (``BasePage.base_form_class``).
+"""The editor's forms for every page type, snippet and site setting of the site.
+
+``SitePageForm`` (``BasePage.base_form_class``) removes control characters from text
+(``home.text_cleaning``), refuses a page slug that makes no URL (``home.slugs``) and clears a
+carried-out expiry instead of refusing it; ``SiteModelForm`` (snippets, site settings) removes
+control characters.
 
 After expiry: Wagtail's form refuses any expiry time in the past ("Expiry date/time must be in
 the future."), including the one that has already been carried out and that the editor of an
@@ -11,12 +16,16 @@ still refused by Wagtail's own check.
 
 from django.utils import timezone
 
-from wagtail.admin.forms import WagtailAdminPageForm
+from wagtail.admin.forms import WagtailAdminModelForm, WagtailAdminPageForm
 from wagtail.models import Page
 
+from .slugs import slug_for, slug_problem
+from .text_cleaning import CleanTextFormMixin
 
-class BasePageForm(WagtailAdminPageForm):
-    """Wagtail's page form, with a carried-out expiry cleared instead of refused (see module)."""
+
+class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
+    """The page editor's form: clean text, a slug with a letter or digit (a blank slug is judged
+    by the one Wagtail will make from the title), and a carried-out expiry cleared (see module)."""
 
     def clean(self):
         expire_at = self.cleaned_data.get("expire_at")
@@ -28,4 +37,14 @@ class BasePageForm(WagtailAdminPageForm):
             and Page.objects.filter(pk=self.instance.pk, expired=True).exists()
         ):
             self.cleaned_data["expire_at"] = None
-        return super().clean()
+        cleaned_data = super().clean()
+        if "slug" in self.fields and "slug" not in self.errors:
+            slug = cleaned_data.get("slug") or slug_for(cleaned_data.get("title", ""))
+            problem = slug_problem(slug)
+            if problem:
+                self.add_error("slug", problem)
+        return cleaned_data
+
+
+class SiteModelForm(CleanTextFormMixin, WagtailAdminModelForm):
+    """The editor's form for snippets and site settings (their ``base_form_class``)."""

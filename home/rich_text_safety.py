@@ -14,6 +14,8 @@ from wagtail.whitelist import check_url
 
 from bs4 import BeautifulSoup
 
+from .links import is_other_host_path
+
 # Elements that run code or pull in other documents; never part of our rich text features.
 # (Wagtail's own <embed embedtype="..."> placeholders are rewritten by Wagtail and are kept.)
 ACTIVE_ELEMENTS = {
@@ -26,7 +28,8 @@ URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "poster",
 def remove_active_content(html: str) -> str:
     """Return ``html`` without script: active elements removed, ``on*`` event attributes removed,
     and URL attributes with a scheme other than http(s), ftp, mailto or tel removed (Wagtail's
-    ``check_url``, which also sees through entities and control characters, e.g. ``jav&#9;ascript:``).
+    ``check_url``, which also sees through entities and control characters, e.g. ``jav&#9;ascript:``),
+    and scheme-relative URLs (``//host`` in any spelling: ``home.links.is_other_host_path``).
 
     Wagtail's link and embed placeholders (``<a linktype=...>``, ``<embed embedtype=...>``) are
     kept. Unchanged input is returned as the same string, so clean rich text is not reformatted.
@@ -43,7 +46,9 @@ def remove_active_content(html: str) -> str:
         for name in list(tag.attrs):
             value = tag.attrs[name]
             value = " ".join(value) if isinstance(value, list) else str(value)
-            if name.startswith("on") or (name in URL_ATTRIBUTES and check_url(value) is None):
+            if name.startswith("on") or (
+                name in URL_ATTRIBUTES and (check_url(value) is None or is_other_host_path(value))
+            ):
                 del tag.attrs[name]
                 changed = True
     return str(soup) if changed else html

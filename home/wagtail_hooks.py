@@ -1,5 +1,6 @@
-"""Wagtail hooks of the home app: the ``exact-WxH`` image operation, and the copy page view's
-check of its ``new_parent_page`` (every page type)."""
+"""Wagtail hooks of the home app: the ``exact-WxH`` image operation, the copy page view's
+check of its ``new_parent_page`` (every page type), rich text page links that lead readers only
+to pages they can open, and the "Unavailable links" report."""
 
 from django.db import connection
 from django.http import HttpResponseBadRequest
@@ -33,6 +34,30 @@ class ExactSizeOperation(FilterOperation):
 @hooks.register("register_image_operations")
 def register_exact_size_operation():
     return [("exact", ExactSizeOperation)]
+
+
+# After Wagtail's own hook (order 0), which registers its PageLinkHandler under the same name.
+@hooks.register("register_rich_text_features", order=1)
+def register_reader_page_links(features):
+    """Page links in rich text render as plain text when readers cannot open the page
+    (``home.rich_text_links``)."""
+    from .rich_text_links import ReaderPageLinkHandler
+
+    features.register_link_type(ReaderPageLinkHandler)
+
+
+@hooks.register("register_admin_urls")
+def register_unavailable_links_report_urls():
+    from . import link_report
+
+    return link_report.urls()
+
+
+@hooks.register("register_reports_menu_item")
+def register_unavailable_links_report_menu_item():
+    from . import link_report
+
+    return link_report.menu_item()
 
 
 @hooks.register("register_admin_urls")

@@ -53,7 +53,8 @@ SORTS = {SORT_RELEVANCE: "Relevance", SORT_NEWEST: "Newest"}
 # spaces, hyphens, apostrophes and dots reach the backend.
 _UNSAFE_QUERY_CHARS = re.compile(r"[^\w\s'.-]+")
 _WORD_CHAR = re.compile(r"\w")
-_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
+# Page slugs may be unicode (WAGTAIL_ALLOW_UNICODE_SLUGS): letters and digits of any script.
+_SLUG = re.compile(r"^[-\w]{1,255}$")
 
 
 def clean_query(raw: str, max_length: int = MAX_QUERY_LENGTH) -> str:

@@ -4,6 +4,7 @@ deleted (docs/upstream.md has the issue texts)."""
 
 import inspect
 
+import pytest
 from willow.plugins.pillow import PillowImage
 
 from home.upstream import willow
@@ -17,3 +18,30 @@ def test_willow_save_as_avif_still_has_no_speed_parameter():
 
 def test_our_avif_operation_is_installed():
     assert PillowImage.save_as_avif is willow.save_as_avif
+
+
+def test_wagtail_streamfield_post_without_its_count_still_raises():
+    """Wagtail's StreamField widget still fails on a post without ``<name>-count`` (KeyError) or
+    with a count that is not a number (ValueError); once it gives a form error instead, drop
+    home/upstream/wagtail.py."""
+    from wagtail.blocks import BlockWidget, CharBlock, StreamBlock
+
+    from home.upstream import wagtail
+
+    widget = BlockWidget(StreamBlock([("text", CharBlock())]))
+    with pytest.raises(KeyError):
+        wagtail.WAGTAIL_VALUE_FROM_DATADICT(widget, {}, {}, "body")
+    with pytest.raises(ValueError):
+        wagtail.WAGTAIL_VALUE_FROM_DATADICT(widget, {"body-count": "abc"}, {}, "body")
+
+
+def test_our_streamfield_post_reader_is_installed():
+    from django.core.exceptions import BadRequest
+
+    from wagtail.blocks import BlockWidget, CharBlock, StreamBlock
+
+    from home.upstream import wagtail
+
+    assert BlockWidget.value_from_datadict is wagtail.value_from_datadict
+    with pytest.raises(BadRequest):
+        BlockWidget(StreamBlock([("text", CharBlock())])).value_from_datadict({}, {}, "body")

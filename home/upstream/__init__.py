@@ -10,6 +10,7 @@ fixes it, so that an upgrade tells us to delete the workaround. ``install()`` ru
 
 def install() -> None:
     """Apply every workaround; idempotent (each module's ``install`` may run more than once)."""
-    from . import willow
+    from . import wagtail, willow
 
+    wagtail.install()
     willow.install()

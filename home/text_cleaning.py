@@ -1,0 +1,58 @@
+"""Characters no page, feed or database can carry, removed from what editors type.
+
+Text pasted from Word or PDF brings C0 control characters (``\\x0b`` vertical tab, ``\\x0c`` form
+feed, ``\\x1f``...); JSON posts (Draftail, the table editor) can carry lone surrogates
+(``"\\ud800"``), and any text the non-characters U+FFFE and U+FFFF. XML 1.0 allows none of them
+(its ``Char`` production: tab, newline, carriage return, U+0020-U+D7FF, U+E000-U+FFFD and above),
+so one of them in a title made every RSS/Atom feed a 500 (Django refuses to write them); a lone
+surrogate cannot be encoded as UTF-8 at all, so saving or rendering it fails.
+
+They are removed silently, in two places: when an editor's form is cleaned (``CleanTextFormMixin``
+on the page, snippet and settings forms of ``home.page_forms``; the help texts say so) and when a feed is written
+(``blog.feeds``), for text that arrived another way (an import, a fixture, the shell).
+"""
+
+import re
+
+from wagtail.blocks import StreamValue
+
+# Everything outside XML 1.0's Char production that a Python str can hold.
+XML_INVALID_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+HELP_TEXT = "Control characters (as pasted from Word or PDF) are removed."
+
+
+def remove_invalid_characters(text: str) -> str:
+    """``text`` without the characters XML 1.0 and UTF-8 cannot carry (``XML_INVALID_CHARACTERS``);
+    tab, newline and carriage return stay. Returns the same string when there is nothing to remove."""
+    return XML_INVALID_CHARACTERS.sub("", text) if XML_INVALID_CHARACTERS.search(text) else text
+
+
+def without_invalid_characters(value):
+    """``value`` (a str, or lists, tuples and dicts of them) with every string cleaned by
+    ``remove_invalid_characters``; other values are returned as they are."""
+    if isinstance(value, str):
+        return remove_invalid_characters(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(without_invalid_characters(item) for item in value)
+    if isinstance(value, dict):
+        return {key: without_invalid_characters(item) for key, item in value.items()}
+    return value
+
+
+class CleanTextFormMixin:
+    """A Django form mixin whose ``clean()`` removes ``XML_INVALID_CHARACTERS`` from every text
+    value of ``cleaned_data``, StreamField values included (by their stored JSON form, the block's
+    ``get_prep_value``/``to_python``, rebuilt only when something was removed)."""
+
+    def clean(self):
+        cleaned_data = super().clean()
+        for name, value in list(cleaned_data.items()):
+            if isinstance(value, str):
+                cleaned_data[name] = remove_invalid_characters(value)
+            elif isinstance(value, StreamValue):
+                stored = value.get_prep_value()
+                cleaned = without_invalid_characters(stored)
+                if cleaned != stored:
+                    cleaned_data[name] = value.stream_block.to_python(cleaned)
+        return cleaned_data

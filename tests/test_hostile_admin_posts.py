@@ -1,0 +1,78 @@
+"""Hand-made page edit and preview POSTs with missing or malformed StreamField management fields
+are a 400 (``home.upstream.wagtail``), never a 500, and leave the page and its revisions as they
+were (issue 15, "Hand-made admin requests"). Crafted block values are form errors:
+tests/test_blog_admin_hostile_body.py."""
+
+from django.test import Client
+from django.urls import reverse
+
+from wagtail.models import Revision
+
+import pytest
+
+from .admin_forms import article_form_data
+
+pytestmark = pytest.mark.django_db
+
+
+def drop(*keys):
+    def change(data):
+        for key in keys:
+            data.pop(key)
+
+    return change
+
+
+def set_to(key, value):
+    return lambda data: data.__setitem__(key, value)
+
+
+def drop_prefix(prefix):
+    return lambda data: [data.pop(key) for key in list(data) if key.startswith(prefix)]
+
+
+# The body (article_form_data's GOOD_BODY) has four blocks; the heading's text is body-0-value-text.
+MALFORMED = {
+    "count left out": drop("body-count"),
+    "count not a number": set_to("body-count", "abc"),
+    "count in exponent form": set_to("body-count", "1e3"),
+    "count with a decimal point": set_to("body-count", "2.5"),
+    "count empty": set_to("body-count", ""),
+    "count larger than the blocks sent": set_to("body-count", "99999"),
+    "count past a 64-bit integer": set_to("body-count", "9" * 30),
+    "block type left out": drop("body-0-type"),
+    "deleted flag left out": drop("body-1-deleted"),
+    "order left out": drop("body-2-order"),
+    "order not a number": set_to("body-0-order", "first"),
+    "order empty": set_to("body-3-order", ""),
+    "every field of a block left out": drop_prefix("body-1-"),
+    "every body field left out": drop_prefix("body-"),
+}
+
+
+def post(editor, view, article, change):
+    client = Client(raise_request_exception=False)  # a 500 shows as a status, not an exception
+    client.force_login(editor)
+    data = article_form_data(article.slug, title="Changed by a hand-made request")
+    change(data)
+    name = "wagtailadmin_pages:edit" if view == "edit" else "wagtailadmin_pages:preview_on_edit"
+    return client.post(reverse(name, args=(article.pk,)), data)
+
+
+@pytest.mark.parametrize("view", ["edit", "preview"])
+@pytest.mark.parametrize("name", MALFORMED)
+def test_malformed_streamfield_post_is_a_400_and_changes_nothing(demo, editor, view, name):
+    article = demo.articles[3]
+    revisions = Revision.objects.filter(object_id=str(article.pk)).count()
+    response = post(editor, view, article, MALFORMED[name])
+    assert response.status_code == 400, (view, name, response.status_code)
+    assert Revision.objects.filter(object_id=str(article.pk)).count() == revisions
+    article.refresh_from_db()
+    assert article.title != "Changed by a hand-made request"
+    assert article.get_latest_revision_as_object().title != "Changed by a hand-made request"
+
+
+@pytest.mark.parametrize("view", ["edit", "preview"])
+def test_a_well_formed_post_still_saves_and_previews(demo, editor, view):
+    response = post(editor, view, demo.articles[3], lambda data: None)
+    assert response.status_code == (302 if view == "edit" else 200)

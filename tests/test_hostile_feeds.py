@@ -1,0 +1,149 @@
+"""Any character an editor can type in a title, summary, author name or topic keeps every feed,
+the sitemap, JSON-LD, the API and search results up and well-formed (issue 15, "Feeds").
+
+Text that reaches the database without a form (fixtures, imports) is cleaned as feeds are
+written (``blog.feeds``); text typed in the editor is cleaned when the form is (see
+tests/test_hostile_text_entry.py). Markup in a summary is text in a feed, never a tag.
+"""
+
+import json
+import re
+import uuid
+
+from django.db import connection
+from django.utils.html import escape
+
+import feedparser
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from home.text_cleaning import XML_INVALID_CHARACTERS, remove_invalid_characters
+
+from .factories import ArticlePageFactory, AuthorFactory
+
+pytestmark = pytest.mark.django_db
+
+HYPOTHESIS = settings(
+    max_examples=15,
+    deadline=None,
+    database=None,  # nothing written to .hypothesis/ in the work tree
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+# What Word and PDF paste, and what XML 1.0 has no place for (lone surrogates cannot be stored
+# at all: tests/test_hostile_text_entry.py posts them).
+BAD_CHARACTERS = ["\x00", "\x01", "\x08", "\x0b", "\x0c", "\x0e", "\x1b", "\x1f", "\ufffe", "\uffff"]
+MARKUP = ["<script>alert(1)</script>", "<b>bold</b>", "a & b", "&lt;script&gt;", "]]>", "<![CDATA[x]]>", "\"'<>"]
+ODD_TEXT = ["\u202e\u200b\ufeff", "🙂", "\t\n\r", "\x7f\x85\x9f", "\U0010fffd", "é", "\ufffd"]
+
+LD_JSON = re.compile(r'<script type="application/ld\+json">(.*?)</script>', re.S)
+
+# Text as an editor could get it into the database: anything but a lone surrogate.
+SPECIAL_CHARACTERS = sorted(set("".join(BAD_CHARACTERS + ODD_TEXT + MARKUP)))
+storable_text = st.text(
+    alphabet=st.one_of(st.sampled_from(SPECIAL_CHARACTERS), st.characters(codec="utf-8")),
+    min_size=1,
+    max_size=40,
+)
+
+
+def squeeze(text: str | None) -> str:
+    """``text`` without whitespace: XML parsers normalise line ends, feeds may trim."""
+    return "".join((text or "").split())
+
+
+def storable(text: str) -> str:
+    """PostgreSQL text cannot hold NUL (the editor's forms refuse it: Django's
+    ProhibitNullCharactersValidator), so it is left out there."""
+    return text.replace("\x00", "") if connection.vendor == "postgresql" else text
+
+
+def feed_urls(topic) -> list[str]:
+    return ["/blog/feed/rss/", "/blog/feed/atom/", f"{topic.url}feed/rss/", f"{topic.url}feed/atom/"]
+
+
+def hostile_article(demo, text: str):
+    """A live article whose title, summary, author and topic all carry ``text``."""
+    text = storable(text)
+    topic = demo.topics["gpu-costs"]
+    topic.title = f"GPU {text}"
+    topic.save_revision().publish()
+    author = AuthorFactory(name=f"Ada {uuid.uuid4().hex[:8]} {text}")  # names are unique
+    article = ArticlePageFactory(
+        parent=demo.blog,
+        title=f"Title {text}",
+        slug=f"hostile-{uuid.uuid4().hex}",  # Hypothesis repeats texts; slugs must stay unique
+        summary=f"Summary {text}",
+        topics=[topic],
+        authors=[author],
+    )
+    article.save_revision().publish()
+    return article, topic
+
+
+def check_every_output(client, article, topic, text: str):
+    """Every feed, the sitemap, the API, the article (JSON-LD) and search answer 200 with
+    well-formed documents, and the feeds carry the text without its invalid characters."""
+    shown = remove_invalid_characters(text)
+    for url in feed_urls(topic):
+        response = client.get(url)
+        assert response.status_code == 200, (url, text)
+        root = etree.fromstring(response.content)  # well-formed XML 1.0, or this raises
+        assert not feedparser.parse(response.content).bozo, (url, text)
+        titles = {squeeze(node.text) for node in root.iter() if node.tag.rsplit("}", 1)[-1] == "title"}
+        assert squeeze(f"Title {shown}") in titles, (url, text)
+        assert not XML_INVALID_CHARACTERS.search(response.content.decode())
+
+    sitemap = client.get("/sitemap.xml")
+    assert sitemap.status_code == 200
+    etree.fromstring(sitemap.content)
+
+    listing = client.get("/api/v2/pages/", {"type": "blog.ArticlePage", "fields": "title,summary"})
+    assert listing.status_code == 200
+    listing.json()
+    detail = client.get(f"/api/v2/pages/{article.pk}/")
+    assert detail.status_code == 200
+    assert squeeze(detail.json()["title"]) == squeeze(f"Title {text}")
+
+    page = client.get(article.url)
+    assert page.status_code == 200
+    for block in LD_JSON.findall(page.content.decode()):
+        json.loads(block)
+
+    for query in ("Title", "Summary", text[:20]):
+        assert client.get("/search/", {"q": query}).status_code == 200, query
+
+
+@pytest.mark.parametrize("text", BAD_CHARACTERS + MARKUP + ODD_TEXT)
+def test_each_kind_of_character_keeps_every_output_up(client, demo, text):
+    article, topic = hostile_article(demo, f"a{text}b")
+    check_every_output(client, article, topic, storable(f"a{text}b"))
+
+
+@HYPOTHESIS
+@given(text=storable_text)
+def test_any_text_keeps_every_output_up(client, demo, text):
+    article, topic = hostile_article(demo, text)
+    check_every_output(client, article, topic, storable(text))
+
+
+@pytest.mark.parametrize("markup", MARKUP)
+@pytest.mark.parametrize("url", ["/blog/feed/rss/", "/blog/feed/atom/"])
+def test_markup_in_a_summary_is_text_in_feeds(client, demo, url, markup):
+    """RSS descriptions and Atom ``type="html"`` summaries are read as HTML: the summary is
+    escaped, so a reader decodes it back to the editor's text, never to a tag."""
+    article = ArticlePageFactory(parent=demo.blog, title=f"Markup {markup}", summary=f"Sum {markup}")
+    article.save_revision().publish()
+    root = etree.fromstring(client.get(url).content)
+    ns = {"atom": "http://www.w3.org/2005/Atom"}
+    summaries = [node.text for node in root.iter("description")] + [
+        node.text for node in root.iterfind(".//atom:summary", ns)
+    ]
+    titles = [node.text for node in root.iter("title")] + [node.text for node in root.iterfind(".//atom:title", ns)]
+    # The element's text is HTML whose meaning is the summary: escaped once, nothing live.
+    assert escape(f"Sum {markup}") in summaries
+    assert f"Markup {markup}" in titles  # titles are plain text in both formats
+    entry = next(e for e in feedparser.parse(client.get(url).content).entries if e.title == f"Markup {markup}")
+    assert "<script" not in entry.summary and "<b>" not in entry.summary

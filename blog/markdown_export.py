@@ -204,7 +204,15 @@ def _block_markdown(kind, value, writer, image_path) -> list[str]:
         title = f' "{caption}"' if caption else ""
         return [f"![{alt}]({_link_target(image_path(image))}{title})"]
     if kind == "code":
-        return [_fence(value["source"], value["language"], value.get("filename") or "")]
+        return [
+            _fence(
+                value["source"],
+                value["language"],
+                value.get("filename") or "",
+                line_numbers=bool(value.get("show_line_numbers")),
+                highlight_lines=value.get("highlight_lines") or "",
+            )
+        ]
     if kind == "table":
         return _table(value)
     if kind == "quote":
@@ -235,13 +243,18 @@ def _quoted(lines: list[str]) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in lines)
 
 
-def _fence(source: str, language: str, filename: str) -> str:
+def _fence(source: str, language: str, filename: str, *, line_numbers=False, highlight_lines="") -> str:
+    """A fenced code block; the file name, line numbers and highlighted lines go in the info
+    string as MkDocs' pymdownx.highlight writes them (``title="x.py" linenums="1" hl_lines="3 5-7"``)."""
     longest = max((len(run) for run in re.findall(r"^\s*(`{3,})", source, re.MULTILINE)), default=0)
     fence = "`" * max(3, longest + 1)
     title = (
         f' title="{filename}"' if filename and '"' not in filename else (f" title='{filename}'" if filename else "")
     )
-    return f"{fence}{language}{title}\n{source}\n{fence}"
+    options = (' linenums="1"' if line_numbers else "") + (
+        f' hl_lines="{" ".join(part.strip() for part in highlight_lines.split(","))}"' if highlight_lines else ""
+    )
+    return f"{fence}{language}{title}{options}\n{source}\n{fence}"
 
 
 def _directive(name: str, value, options, *, body: str = "", argument: str = "") -> str:

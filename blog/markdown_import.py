@@ -87,6 +87,9 @@ _ALERT_KINDS = {"NOTE": "note", "TIP": "takeaway", "IMPORTANT": "note", "WARNING
 _ALERT = re.compile(r"\[!([A-Za-z]+)\]")
 _HEADING_ANCHOR = re.compile(r"\s*\{#([^\s{}]+)\}\s*$")
 _FENCE_TITLE = re.compile(r"""title=(?:"([^"]*)"|'([^']*)'|(\S+))""")
+# pymdownx.highlight's options in a fence's info string: line numbers and highlighted lines.
+_FENCE_LINE_NUMBERS = re.compile(r"""\blinenums=["']?\d""")
+_FENCE_HIGHLIGHT = re.compile(r"""\bhl_lines=(?:"([^"]*)"|'([^']*)')""")
 _DIRECTIVE = re.compile(r"^\{([a-z-]+)\}\s*(.*)$")
 _DIRECTIVE_OPTION = re.compile(r"^:([a-z_]+):(?:\s(.*))?$")
 _TABLE_CAPTION = re.compile(r"^Table:\s*(.*?)\s*((?:\{\.[a-z-]+\}\s*)*)$", re.DOTALL)
@@ -484,7 +487,12 @@ class ArticleReader:
         title = _FENCE_TITLE.search(info)
         filename = next((group for group in title.groups() if group is not None), "") if title else ""
         source = node.content[:-1] if node.content.endswith("\n") else node.content
-        return {"type": "code", "value": {"language": language, "filename": filename[:120], "source": source}}
+        value = {"language": language, "filename": filename[:120], "source": source}
+        if _FENCE_LINE_NUMBERS.search(info):
+            value["show_line_numbers"] = True
+        if highlight := _FENCE_HIGHLIGHT.search(info):
+            value["highlight_lines"] = ", ".join((highlight.group(1) or highlight.group(2) or "").split())
+        return {"type": "code", "value": value}
 
     def directive(self, node, name: str, argument: str) -> dict:
         options, body_lines = {}, []
@@ -984,10 +992,11 @@ def _content(page: ArticlePage) -> tuple:
 
 def comparable_body(body) -> list:
     """A StreamField value as ``[(type, value)]`` of stored data, without block ids and with
-    rich text ``data-block-key`` attributes removed: two bodies equal here render the same."""
-    if isinstance(body, list):
-        body = ArticleBodyBlock().to_python(body)
-    data = body.get_prep_value()
+    rich text ``data-block-key`` attributes removed: two bodies equal here render the same. Both
+    sides pass through the body block, so a field added since a body was stored reads as its
+    default on either side."""
+    raw = body if isinstance(body, list) else body.get_prep_value()
+    data = ArticleBodyBlock().to_python(raw).get_prep_value()
     return [(block["type"], _without_block_keys(block["value"])) for block in data]
 
 

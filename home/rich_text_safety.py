@@ -25,21 +25,27 @@ ACTIVE_ELEMENTS = {
 URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "poster", "background"}
 
 
-def remove_active_content(html: str) -> str:
+def remove_active_content(html: str, keep: frozenset[str] = frozenset()) -> str:
     """Return ``html`` without script: active elements removed, ``on*`` event attributes removed,
     and URL attributes with a scheme other than http(s), ftp, mailto or tel removed (Wagtail's
     ``check_url``, which also sees through entities and control characters, e.g. ``jav&#9;ascript:``),
     and scheme-relative URLs (``//host`` in any spelling: ``home.links.is_other_host_path``).
 
     Wagtail's link and embed placeholders (``<a linktype=...>``, ``<embed embedtype=...>``) are
-    kept. Unchanged input is returned as the same string, so clean rich text is not reformatted.
+    kept, and so are the elements named in ``keep`` (e.g. ``{"math"}`` for HTML whose MathML our
+    own renderer made from an allow-list, ``blog.mathml``), with their attributes still checked.
+    Unchanged input is returned as the same string, so clean rich text is not reformatted.
     """
     if not html or "<" not in html:
         return html
     soup = BeautifulSoup(html, "html.parser")
     changed = False
     for tag in soup.find_all(True):
-        if tag.name in ACTIVE_ELEMENTS or (tag.name == "embed" and "embedtype" not in tag.attrs):
+        if tag.decomposed:  # inside an element removed before it (<svg><g>, <form><input>)
+            continue
+        if (tag.name in ACTIVE_ELEMENTS and tag.name not in keep) or (
+            tag.name == "embed" and "embedtype" not in tag.attrs
+        ):
             tag.decompose()
             changed = True
             continue

@@ -76,3 +76,79 @@ def test_malformed_streamfield_post_is_a_400_and_changes_nothing(demo, editor, v
 def test_a_well_formed_post_still_saves_and_previews(demo, editor, view):
     response = post(editor, view, demo.articles[3], lambda data: None)
     assert response.status_code == (302 if view == "edit" else 200)
+
+
+# A chooser field posted with something that is not an id (home.upstream.wagtail, defect 2).
+NOT_AN_ID = ["abc", "1.5", "1e3", "-", "9" * 30, "[1]", "None", " x"]
+
+
+@pytest.mark.parametrize("field", ["image", "social_image"])
+@pytest.mark.parametrize("value", NOT_AN_ID)
+def test_a_chooser_posted_with_something_that_is_not_an_id_is_a_form_error(demo, editor, field, value):
+    article = demo.articles[3]
+    revisions = Revision.objects.filter(object_id=str(article.pk)).count()
+    response = post(editor, "edit", article, set_to(field, value))
+    assert response.status_code == 200, (field, value, response.status_code)
+    assert "Select a valid choice" in response.content.decode() or "Enter a whole number" in response.content.decode()
+    assert Revision.objects.filter(object_id=str(article.pk)).count() == revisions
+
+
+# What Wagtail's editor sends as the workflow action's extra data is a JSON object of strings
+# (home.upstream.wagtail, defect 3); these are not.
+MALFORMED_WORKFLOW_DATA = {
+    "raw control character": '{"comment": "no\x00pe"}',
+    "not JSON": "comment=no",
+    "truncated JSON": '{"comment": ',
+    "a list": '["no"]',
+    "a number": "3",
+    "null": "null",
+    "a comment that is not text": '{"comment": 3}',
+    "a nested object": '{"comment": {"text": "no"}}',
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED_WORKFLOW_DATA)
+def test_malformed_workflow_action_data_is_a_400_before_anything_is_saved(client, demo, editor, moderator, name):
+    from .test_blog_workflow import edit_url, submit_new_article
+
+    client.force_login(editor)
+    article = submit_new_article(client, demo.blog)
+    revisions = Revision.objects.filter(object_id=str(article.pk)).count()
+    state = article.current_workflow_task_state
+    client = Client(raise_request_exception=False)
+    client.force_login(moderator)
+    data = article_form_data(article.slug, title="Changed by a hand-made request")
+    data.update(
+        {
+            "action-workflow-action": "on",
+            "workflow-action-name": "reject",
+            "workflow-action-extra-data": MALFORMED_WORKFLOW_DATA[name],
+        }
+    )
+    response = client.post(edit_url(article), data)
+    assert response.status_code == 400, (name, response.status_code)
+    assert Revision.objects.filter(object_id=str(article.pk)).count() == revisions
+    state.refresh_from_db()
+    assert state.status == "in_progress"
+    article.refresh_from_db()
+    assert article.get_latest_revision_as_object().title != "Changed by a hand-made request"
+
+
+def test_a_workflow_comment_still_reaches_the_editor(client, demo, editor, moderator):
+    from .test_blog_workflow import edit_url, submit_new_article
+
+    client.force_login(editor)
+    article = submit_new_article(client, demo.blog)
+    state = article.current_workflow_task_state
+    client.force_login(moderator)
+    data = article_form_data(article.slug)
+    data.update(
+        {
+            "action-workflow-action": "on",
+            "workflow-action-name": "reject",
+            "workflow-action-extra-data": '{"comment": "Needs a figure."}',
+        }
+    )
+    assert client.post(edit_url(article), data).status_code == 302
+    state.refresh_from_db()
+    assert state.status == "rejected" and state.comment == "Needs a figure."

@@ -1,5 +1,19 @@
-"""Wagtail: a malformed StreamField post is a 400, not a 500 (docs/upstream.md, "Wagtail:
-malformed StreamField form data").
+"""Wagtail: hand-made admin posts that Wagtail answers with a 500 are a 400 or a form error.
+
+Three defects, each in docs/upstream.md under its heading, each with a test in
+tests/test_home_upstream.py that fails once Wagtail fixes it:
+
+1. "Wagtail: malformed StreamField form data" (below).
+2. "Wagtail: chooser widgets and a non-numeric id": a page, image or document chooser field
+   posted as ``image=abc`` fails validation ("Select a valid choice"), but redisplaying the
+   form asks the widget for the instance, and ``BaseChooser.get_instance`` runs
+   ``objects.get(pk="abc")``, which raises ValueError: 500. Here such a value shows as empty.
+3. "Wagtail: malformed workflow action data": the page and snippet editors pass the posted
+   ``workflow-action-extra-data`` to ``json.loads`` and then as keyword arguments to the task:
+   invalid JSON (a raw control character), or JSON that is not an object of strings, is a 500,
+   after the page edit was already saved. Here it is a 400 before anything is saved.
+
+1. Malformed StreamField form data.
 
 The StreamField form widget (``wagtail.blocks.BlockWidget``) reads the post with
 ``StreamBlock.value_from_datadict`` and ``ListBlock.value_from_datadict``, which index the data
@@ -11,8 +25,13 @@ a whole number (``"abc"``, ``"1e3"``) or larger than the blocks sent, or without
 response) for those errors instead. The page and its revisions are left as they were.
 """
 
-from django.core.exceptions import BadRequest
+import json
 
+from django.core.exceptions import BadRequest, ValidationError
+
+from wagtail.admin.views.generic.mixins import CreateEditViewOptionalFeaturesMixin
+from wagtail.admin.views.pages.edit import EditView
+from wagtail.admin.widgets.chooser import BaseChooser
 from wagtail.blocks import BlockWidget
 
 # Wagtail's own method, kept before ``install`` wraps it (tests/test_home_upstream.py checks that
@@ -33,6 +52,54 @@ def value_from_datadict(widget: BlockWidget, data, files, name: str):
         raise BadRequest(f"Malformed form data for the {name!r} field.") from error
 
 
+# 2. Wagtail's own chooser lookup (tests/test_home_upstream.py checks it still raises on "abc").
+WAGTAIL_CHOOSER_GET_INSTANCE = BaseChooser.get_instance
+
+
+def chooser_get_instance(widget: BaseChooser, value):
+    """Wagtail's ``BaseChooser.get_instance``; None for an id that is not one (``"abc"``), as for
+    an id that matches nothing, so the form redisplays with its "Select a valid choice" error."""
+    try:
+        return WAGTAIL_CHOOSER_GET_INSTANCE(widget, value)
+    except (ValueError, TypeError, OverflowError, ValidationError):
+        return None
+
+
+# 3. Wagtail's own workflow actions of the page and snippet editors.
+WAGTAIL_PAGE_WORKFLOW_ACTION = EditView.perform_workflow_action
+WAGTAIL_SNIPPET_WORKFLOW_ACTION = CreateEditViewOptionalFeaturesMixin.workflow_action_action
+
+
+def check_workflow_action_data(request) -> None:
+    """Raise ``BadRequest`` (400) unless the post's ``workflow-action-extra-data`` (default
+    ``{}``) is a JSON object whose values are strings, as Wagtail's editor sends
+    (``{"comment": "..."}``)."""
+    raw = request.POST.get("workflow-action-extra-data", "{}")
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise BadRequest("Malformed workflow action data.") from error
+    if not isinstance(data, dict) or not all(
+        isinstance(key, str) and isinstance(value, str) for key, value in data.items()
+    ):
+        raise BadRequest("Malformed workflow action data.")
+
+
+def perform_page_workflow_action(view: EditView):
+    """Wagtail's page-editor workflow action, after ``check_workflow_action_data``."""
+    check_workflow_action_data(view.request)
+    return WAGTAIL_PAGE_WORKFLOW_ACTION(view)
+
+
+def snippet_workflow_action(view):
+    """Wagtail's snippet-editor workflow action, after ``check_workflow_action_data``."""
+    check_workflow_action_data(view.request)
+    return WAGTAIL_SNIPPET_WORKFLOW_ACTION(view)
+
+
 def install():
-    """Wrap ``BlockWidget.value_from_datadict`` (called from ``home.upstream.install``)."""
+    """Install the three workarounds (called from ``home.upstream.install``)."""
     BlockWidget.value_from_datadict = value_from_datadict
+    BaseChooser.get_instance = chooser_get_instance
+    EditView.perform_workflow_action = perform_page_workflow_action
+    CreateEditViewOptionalFeaturesMixin.workflow_action_action = snippet_workflow_action

@@ -996,8 +996,11 @@ def comparable_body(body) -> list:
     sides pass through the body block, so a field added since a body was stored reads as its
     default on either side."""
     raw = body if isinstance(body, list) else body.get_prep_value()
-    data = ArticleBodyBlock().to_python(raw).get_prep_value()
-    return [(block["type"], _without_block_keys(block["value"])) for block in data]
+    # Each child through its block (a StreamValue hands back blocks it never read as stored).
+    return [
+        (child.block_type, _without_block_keys(child.block.get_prep_value(child.value)))
+        for child in ArticleBodyBlock().to_python(raw)
+    ]
 
 
 def _without_block_keys(value):

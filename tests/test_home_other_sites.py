@@ -1,6 +1,8 @@
 """Other sites: site search, autocomplete, feeds, listings and the sitemap show the requested
 site's pages only; with no default site, a host no site serves gets 404s, never a 500."""
 
+import re
+
 from django.core.cache import cache
 from django.test import Client
 
@@ -69,8 +71,12 @@ def test_the_other_site_finds_its_own_pages(client, other_site, path):
 
 def test_the_other_sites_search_leaves_out_the_default_sites_articles(client, demo, other_site):
     word = demo.articles[0].title.split()[-1]
-    assert demo.articles[0].title in client.get("/search/", {"query": word}, HTTP_HOST="localhost").content.decode()
-    assert demo.articles[0].title not in client.get("/search/", {"query": word}, HTTP_HOST=OTHER_HOST).content.decode()
+
+    def text(host):  # without tags: the matched word in a result's title is highlighted (<mark>)
+        return re.sub(r"<[^>]+>", "", client.get("/search/", {"query": word}, HTTP_HOST=host).content.decode())
+
+    assert demo.articles[0].title in text("localhost")
+    assert demo.articles[0].title not in text(OTHER_HOST)
 
 
 PUBLIC_URLS = [

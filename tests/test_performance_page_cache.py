@@ -211,7 +211,8 @@ def test_publishing_purges_the_cdn(settings, demo, article, django_capture_on_co
     assert f"{root}{demo.articles[-1].url}" in RecordingBackend.purged  # site-wide: every live page
 
 
-def test_publishing_makes_the_article_renditions(client, demo, django_capture_on_commit_callbacks):
+def test_publishing_makes_the_article_renditions(client, demo, django_capture_on_commit_callbacks, settings):
+    settings.BLOG_RENDITIONS_ON_PUBLISH = True  # off in the test settings (the demo loads faster)
     from blog.renditions import ARTICLE_RENDITION_SPECS
     from home.models import SiteRendition
 

@@ -14,8 +14,12 @@ pytestmark = pytest.mark.django_db
 
 
 def test_autocomplete_returns_titles_and_urls_for_a_prefix(client, demo):
-    data = client.get("/search/autocomplete/", {"q": "chec"}).json()
-    assert data["query"] == "chec"
+    # A prefix few titles share, so the article is within the first AUTOCOMPLETE_LIMIT results.
+    assert (
+        ArticlePageFactory._meta.model.objects.live().filter(title__icontains="utiliz").count() <= AUTOCOMPLETE_LIMIT
+    )
+    data = client.get("/search/autocomplete/", {"q": "utiliz"}).json()
+    assert data["query"] == "utiliz"
     assert {
         "title": "How much utilization improvement do you need to break even on GPU checkpointing?",
         "url": "/blog/how-much-utilization-improvement-do-you-need-to-break-even-on-gpu-checkpointing/",

@@ -66,14 +66,20 @@ def _media_in_tmp(media_root):
 def _fresh_site_chrome():
     """Each test starts in a new page-cache generation, with an empty site chrome memo
     (home/caching/site_chrome.py): a rolled-back test replaces no generation, so what it remembered or
-    cached for the generation (the chrome, search results) must not reach the next test. Wagtail's
-    cached list of sites is emptied too: a site a rolled-back test made sends no delete signal,
-    and with two sites in that list every page's ``url`` becomes a full URL."""
-    from wagtail.models import Site
-
+    cached for the generation (the chrome, search results) must not reach the next test."""
     from home.caching.page_cache import bump_generation
 
     bump_generation()
+
+
+@pytest.fixture
+def forget_sites_afterwards():
+    """For tests that make a Site: empty Wagtail's cached list of sites when they end. A site a
+    rolled-back test made sends no delete signal, and with two sites in that list every later
+    test's page ``url`` would be a full URL."""
+    from wagtail.models import Site
+
+    yield
     Site.clear_site_root_paths_cache()
 
 

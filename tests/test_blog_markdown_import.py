@@ -163,7 +163,16 @@ def test_every_construct_becomes_our_blocks_in_a_draft(demo, article_folder):
         "<ul><li>one<ul><li>nested</li></ul></li><li>two</li></ul><ol><li>first</li><li>second</li></ol>",
     )
     assert blocks[4] == ("paragraph", "<p>A second paragraph block.</p>")
-    assert blocks[5] == ("code", {"language": "python", "filename": "ridge.py", "source": "ridge = flops / bandwidth"})
+    assert blocks[5] == (
+        "code",
+        {
+            "language": "python",
+            "filename": "ridge.py",
+            "source": "ridge = flops / bandwidth",
+            "show_line_numbers": False,  # the code block's defaults
+            "highlight_lines": "",
+        },
+    )
     table = blocks[6][1]
     assert table["data"] == [["GPU", "Ridge"], ["H100", "295 | FLOP/B"]]
     assert table["first_row_is_table_header"] and table["first_col_is_header"]

@@ -20,7 +20,7 @@ TITLE = f"{WORD} tanks at scale"
 
 
 @pytest.fixture
-def other_site(demo):
+def other_site(demo, forget_sites_afterwards):
     """A second site at 127.0.0.1 with its own blog; its article also carries a topic of the
     demo site's blog (topics are chosen from every site in the admin)."""
     home = HomePageFactory(parent=Page.get_first_root_node(), title="Other home", slug="other-home")

@@ -275,7 +275,7 @@ def test_every_host_of_one_site_shares_one_cached_copy(client, demo, hosts, path
         assert f'href="{root_url}/"' in first.content.decode()
 
 
-def test_two_sites_keep_their_own_copies(client, demo):
+def test_two_sites_keep_their_own_copies(client, demo, forget_sites_afterwards):
     other_root = HomePageFactory(parent=demo.home.get_parent(), title="Other site", slug="other-site")
     site = Site.objects.create(hostname="127.0.0.1", port=80, root_page=other_root, site_name="Other")
     SiteChromeSettings.for_site(site)  # made on first use otherwise, which starts a new generation

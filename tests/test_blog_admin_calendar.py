@@ -97,7 +97,9 @@ def test_calendar_query_count_does_not_grow_with_entries(admin_client, demo):
         page.save_revision().publish()
 
     schedule(1)
+    count()  # each count after a warm request: publishing empties what requests remember
     before = count()
     for day in range(2, 7):
         schedule(day)
+    count()
     assert count() == before

@@ -120,7 +120,9 @@ def test_dashboard_query_count_does_not_grow_with_articles(client, demo, moderat
 
     client.force_login(moderator)
     add_draft("Draft 0")
+    count()  # each count after a warm request: saving pages empties what requests remember
     before = count()
     for i in range(1, 5):
         add_draft(f"Draft {i}")
+    count()
     assert count() == before

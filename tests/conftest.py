@@ -1,12 +1,10 @@
 """Shared fixtures: media in a temporary folder, the demo site loaded once per session, and
 Debian's Chromium for Playwright browser tests."""
 
-import io
 import os
 import shutil
 from types import SimpleNamespace
 
-from django.core.management import call_command
 from django.test import override_settings
 
 import pytest
@@ -89,10 +87,29 @@ def forget_sites_afterwards():
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker, media_root):
-    """Load the demo content once; each test then runs in a transaction rolled back after it."""
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """On SQLite the test database is a file in the session's temporary folder (one per xdist
+    worker), so that the prepared copy can be put in its place (``tests/demo_database.py``)."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.getbasetemp() / "test-database.sqlite3")
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(request, django_test_environment, django_db_blocker, django_db_modify_db_settings, media_root):
+    """The demo content with its renditions, prepared once per version of the code
+    (``tests/demo_database.py``); each test then runs in a transaction rolled back after it."""
+    from django.test.utils import teardown_databases
+
+    from tests.demo_database import prepare
+
     with django_db_blocker.unblock():
-        call_command("load_demo", "--no-users", stdout=io.StringIO())
+        config, _reused = prepare(media_root, verbosity=request.config.option.verbose)
+    yield
+    with django_db_blocker.unblock():
+        teardown_databases(config, verbosity=request.config.option.verbose, keepdb=True)
 
 
 @pytest.fixture
@@ -184,11 +201,11 @@ def live_server(request):
 def demo_live_server(live_server, django_db_blocker):
     """A live server over the demo content (transactional tests start from an emptied database)."""
     from home.models import HomePage
+    from tests.demo_database import reload
 
     with django_db_blocker.unblock():
         if not HomePage.objects.exists():
-            restore_wagtail_base()
-            call_command("load_demo", "--no-users", stdout=io.StringIO())
+            reload()
     return live_server
 
 

@@ -36,7 +36,8 @@ from PIL import Image
 from config.settings.base import media_origins, media_storage
 from home.models import SiteImage
 
-pytestmark = pytest.mark.django_db
+# One pytest-xdist worker starts the module's S3 server, once.
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("remote-storage")]
 
 BUCKET = "cedana-test-media"
 # The bucket policy docs/deployment.md tells operators to apply: readers may fetch image

@@ -33,7 +33,12 @@ from wagtail.models import PageLogEntry
 
 import pytest
 
-pytestmark = [pytest.mark.multiserver, pytest.mark.django_db(transaction=True)]
+# One pytest-xdist worker runs the module: its servers share one Redis database.
+pytestmark = [
+    pytest.mark.multiserver,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.xdist_group("multi-server"),
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("MULTISERVER_REDIS_URL", "redis://127.0.0.1:6379/14")

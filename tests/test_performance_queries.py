@@ -13,7 +13,8 @@ from home.models import HomePage
 from .factories import ArticlePageFactory, AuthorFactory, SiteImageFactory
 from .query_budget import MAX_QUERIES_PER_PAGE, PUBLIC_PAGES, BudgetSite, count_queries, expected_queries
 
-pytestmark = pytest.mark.django_db
+# One pytest-xdist worker measures the module's query counts, once.
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("query-counts")]
 
 
 def _add_articles(blog, topic, authors, image, count):

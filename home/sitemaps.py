@@ -1,44 +1,63 @@
-"""The site's ``sitemap.xml``: Wagtail's page sitemap, minus pages past their expiry time."""
+"""The site's sitemaps: ``/sitemap.xml`` is a sitemap index with one section per page type
+(``/sitemap-<app>-<model>.xml``), each paged at ``SITEMAP_PAGE_SIZE`` URLs (``?p=2``...).
 
+Django's sitemap framework does the index, the paging (a LIMIT/OFFSET query per page, so a page
+costs the same at 10,000 articles as at 100) and the 404 for a page number out of range or not
+a number; Wagtail's sitemap views hand each section the request. A section reads one page type
+only, so its pages need no ``specific()`` pass.
+"""
+
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.utils import timezone
 
 from wagtail.contrib.sitemaps import Sitemap
+from wagtail.models import Page, get_page_models
+
+from .public_pages import exclude_private
 
 
-class _Pages(list):
-    """A list of pages that Wagtail's sitemap can page through and iterate like a queryset."""
-
-    def __getitem__(self, key):
-        items = super().__getitem__(key)
-        return _Pages(items) if isinstance(key, slice) else items
-
-    def iterator(self):
-        return iter(self)
-
-
-class LivePageSitemap(Sitemap):
-    """Live, public pages of the request's site, with ``lastmod`` from each page's last publish.
+class PageTypeSitemap(Sitemap):
+    """Live, public pages of one page type (``model``) in the request's site, in tree order, with
+    ``lastmod`` from each page's last publish.
 
     Wagtail unpublishes expired pages only when ``publish_scheduled`` runs (every minute), so
     pages whose ``expire_at`` has passed are left out here too, as the listings leave them out.
-    Page types add URLs of their own through ``get_sitemap_urls`` (the blog index adds author pages).
-
-    Pages are read one query per page type (``defer_streamfields``: a sitemap shows no body),
-    not through Wagtail's ``specific()``, which iterates in chunks of 2,000 pages, one more query
-    per chunk, so that the query count does not grow with the archive.
+    Page types add URLs of their own through ``get_sitemap_urls`` (the blog index adds author
+    pages). The index shows no ``lastmod`` per section: it would read every page of the section.
     """
 
+    model = Page
+
+    @property
+    def limit(self) -> int:
+        return settings.SITEMAP_PAGE_SIZE
+
     def items(self):
-        pages = super().items().exclude(expire_at__lte=timezone.now())
-        specific = []
-        for content_type_id in pages.order_by().values_list("content_type", flat=True).distinct():
-            content_type = ContentType.objects.get_for_id(content_type_id)  # cached after the first request
-            model = content_type.model_class()
-            if model is None:  # a page type whose code was removed: Wagtail serves it as a plain Page
-                specific += pages.filter(content_type=content_type)
-                continue
-            specific += model.objects.filter(
-                pk__in=pages.filter(content_type=content_type).values("pk")
-            ).defer_streamfields()
-        return _Pages(sorted(specific, key=lambda page: page.path))
+        site = self.get_wagtail_site()
+        pages = (
+            self.model.objects.descendant_of(site.root_page, inclusive=True)
+            .live()
+            .filter(content_type=ContentType.objects.get_for_model(self.model))
+            .exclude(expire_at__lte=timezone.now())
+            .defer_streamfields()
+            .order_by("path")
+        )
+        return exclude_private(pages)
+
+    def get_latest_lastmod(self):
+        return None  # Django's default reads every page of the section for the index
+
+    @classmethod
+    def for_model(cls, model) -> type["PageTypeSitemap"]:
+        return type(f"{model.__name__}Sitemap", (cls,), {"model": model})
+
+
+def page_type_sitemaps() -> dict[str, type[PageTypeSitemap]]:
+    """``{"<app>-<model>": section class}`` for every page type in the project (Wagtail's
+    ``get_page_models``), Wagtail's base ``Page`` left out (the tree's root is no site page)."""
+    return {
+        model._meta.label_lower.replace(".", "-"): PageTypeSitemap.for_model(model)
+        for model in get_page_models()
+        if model is not Page and not model._meta.abstract
+    }

@@ -35,7 +35,9 @@ EXPECTED_QUERIES = {
     "search with a query": {"sqlite": 9, "postgresql": 9},
     "blog rss feed": 6,  # route (2), the newest cards, their topics, authors, renditions
     "topic atom feed": 6,
-    "sitemap": 7,  # view restrictions, articles, other pages (2 + a query per page type: 3), authors' latest
+    "sitemap index": 4,  # a page count per page type (home/sitemaps.py)
+    "sitemap of articles": 2,  # the count for paging, the page of articles
+    "sitemap of blog indexes": 3,  # count, the index, its authors' latest publish
     "author page": 7,  # route (2), the author, page of cards, topics, authors, renditions
 }
 
@@ -66,7 +68,9 @@ PUBLIC_PAGES = [
     ("search with a query", lambda site: "/search/?query=gpus"),
     ("blog rss feed", lambda site: f"{site.blog.url}feed/rss/"),
     ("topic atom feed", lambda site: f"{site.topic.url}feed/atom/"),
-    ("sitemap", lambda site: "/sitemap.xml"),
+    ("sitemap index", lambda site: "/sitemap.xml"),
+    ("sitemap of articles", lambda site: "/sitemap-blog-articlepage.xml"),
+    ("sitemap of blog indexes", lambda site: "/sitemap-blog-blogindexpage.xml"),
     ("author page", lambda site: f"{site.blog.url}authors/{site.author.slug}/"),
 ]
 

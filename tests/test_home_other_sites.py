@@ -48,6 +48,8 @@ DEFAULT_SITE_URLS = [
     f"/search/?query={WORD}&topic=gpu-costs",
     f"/search/autocomplete/?q={WORD[:5]}",
     "/sitemap.xml",
+    "/sitemap-blog-articlepage.xml",
+    "/sitemap-blog-blogindexpage.xml",
 ]
 
 
@@ -62,7 +64,14 @@ def test_the_default_site_shows_none_of_the_other_sites_pages(client, other_site
 
 
 @pytest.mark.parametrize(
-    "path", [f"/search/?query={WORD}", f"/search/autocomplete/?q={WORD[:5]}", "/sitemap.xml", "/", "/blog/aquaria/"]
+    "path",
+    [
+        f"/search/?query={WORD}",
+        f"/search/autocomplete/?q={WORD[:5]}",
+        "/sitemap-blog-articlepage.xml",
+        "/",
+        "/blog/aquaria/",
+    ],
 )
 def test_the_other_site_finds_its_own_pages(client, other_site, path):
     response = client.get(path, HTTP_HOST=OTHER_HOST)

@@ -10,6 +10,8 @@ from wagtail.models import Site
 
 import pytest
 
+from .sitemaps import sitemap_text
+
 pytestmark = pytest.mark.django_db
 
 
@@ -41,7 +43,7 @@ def test_load_demo_puts_the_site_at_the_configured_address(client, demo, setting
     assert "http://localhost/" not in html
     robots = client.get(reverse("robots_txt")).content.decode()
     assert "Sitemap: http://127.0.0.1:8000/sitemap.xml" in robots
-    sitemap = client.get(reverse("sitemap")).content.decode()
+    sitemap = sitemap_text(client)
     assert f"<loc>http://127.0.0.1:8000{article.url}</loc>" in sitemap
     api = client.get(f"/api/v2/pages/{article.pk}/").json()
     assert api["meta"]["html_url"] == f"http://127.0.0.1:8000{article.url}"

@@ -7,27 +7,28 @@ import pytest
 
 from blog.models import ArticlePage, TopicPage
 
+from .sitemaps import NS, section_documents, section_paths
+
 pytestmark = pytest.mark.django_db
 
-NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 # W3C Datetime, as the sitemap protocol requires for <lastmod>.
 W3C_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$")
 
 
 def sitemap_entries(client) -> dict[str, str]:
-    response = client.get("/sitemap.xml")
-    assert response.status_code == 200
-    assert response["Content-Type"].startswith("application/xml")
-    root = ET.fromstring(response.content)  # noqa: S314
-    assert root.tag == f"{NS}urlset"
+    """``{loc: lastmod}`` over every section page; a URL listed twice fails."""
     entries = {}
-    for url in root:
-        assert url.tag == f"{NS}url"
-        assert {child.tag for child in url} <= {f"{NS}loc", f"{NS}lastmod", f"{NS}changefreq", f"{NS}priority"}
-        loc, lastmod = url.findtext(f"{NS}loc"), url.findtext(f"{NS}lastmod")
-        assert loc.startswith("http://localhost/") and len(loc) < 2048
-        assert lastmod and W3C_DATE.match(lastmod), (loc, lastmod)
-        entries[loc] = lastmod
+    for document in section_documents(client):
+        root = ET.fromstring(document)  # noqa: S314
+        assert root.tag == f"{NS}urlset"
+        for url in root:
+            assert url.tag == f"{NS}url"
+            assert {child.tag for child in url} <= {f"{NS}loc", f"{NS}lastmod", f"{NS}changefreq", f"{NS}priority"}
+            loc, lastmod = url.findtext(f"{NS}loc"), url.findtext(f"{NS}lastmod")
+            assert loc.startswith("http://localhost/") and len(loc) < 2048
+            assert lastmod and W3C_DATE.match(lastmod), (loc, lastmod)
+            assert loc not in entries, loc
+            entries[loc] = lastmod
     return entries
 
 
@@ -67,3 +68,55 @@ def test_robots_txt_points_to_the_sitemap(client, demo):
     assert "Disallow: /admin/" in lines
     assert "Sitemap: http://localhost/sitemap.xml" in lines
     assert client.post("/robots.txt").status_code == 405
+
+
+def test_the_index_lists_one_section_per_page_type(client, demo):
+    assert section_paths(client) == [
+        "/sitemap-home-homepage.xml",
+        "/sitemap-blog-blogindexpage.xml",
+        "/sitemap-blog-topicpage.xml",
+        "/sitemap-blog-articlepage.xml",
+    ]
+
+
+@pytest.mark.parametrize("page_size", [1, 7, 10, 97, 98, 1000])
+def test_sections_are_paged_and_every_page_is_listed_once(client, demo, settings, page_size):
+    settings.SITEMAP_PAGE_SIZE = page_size
+    articles = ArticlePage.objects.live().count()
+    pages = [path for path in section_paths(client) if path.startswith("/sitemap-blog-articlepage.xml")]
+    assert len(pages) == -(-articles // page_size)
+    assert pages[1:] == [f"/sitemap-blog-articlepage.xml?p={n}" for n in range(2, len(pages) + 1)]
+    entries = sitemap_entries(client)
+    assert sum("/blog/authors/" not in url for url in entries) == 1 + 1 + TopicPage.objects.count() + articles
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/sitemap-blog-articlepage.xml?p=2",
+        "/sitemap-blog-articlepage.xml?p=0",
+        "/sitemap-blog-articlepage.xml?p=-1",
+        "/sitemap-blog-articlepage.xml?p=x",
+        "/sitemap-blog-articlepage.xml?p=1e9",
+        "/sitemap-blog-articlepage.xml?p=99999999999999999999999",
+        "/sitemap-blog-articlepage.xml?p=",
+        "/sitemap-blog-articlepage.xml?p=%00",
+        "/sitemap-nothing.xml",
+        "/sitemap-wagtailcore-page.xml",
+        "/sitemap-.xml",
+        "/sitemap-blog-articlepage.xml/",
+    ],
+)
+def test_a_page_or_section_that_does_not_exist_is_a_404(client, demo, path):
+    assert client.get(path).status_code == 404
+
+
+def test_a_section_page_costs_the_same_queries_at_any_page(client, demo, settings, django_assert_max_num_queries):
+    settings.SITEMAP_PAGE_SIZE = 10
+    client.get("/sitemap-blog-articlepage.xml")  # the site and content types are remembered
+    counts = []
+    for page in (1, 5, 10):
+        with django_assert_max_num_queries(10) as captured:
+            assert client.get(f"/sitemap-blog-articlepage.xml?p={page}").status_code == 200
+        counts.append(len(captured))
+    assert len(set(counts)) == 1, counts

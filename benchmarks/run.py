@@ -86,7 +86,7 @@ def page_paths() -> dict[str, str]:
         "print(json.dumps({'home': '/', 'blog index, page 1': '/blog/',"
         " 'blog index, last page': f'/blog/?page={last}', 'topic page': topic.url,"
         " 'article': article.url, 'search': '/search/?query=gpu', 'RSS feed': '/blog/feed/rss/',"
-        " 'sitemap': '/sitemap.xml',"
+        " 'sitemap index': '/sitemap.xml', 'sitemap of articles': '/sitemap-blog-articlepage.xml',"
         " 'static file (CSS)': staticfiles_storage.url('css/site.css')}))\n"
     )
     return json.loads(run(PY, "manage.py", "shell", "-v0", "-c", script, capture=True).strip().splitlines()[-1])

@@ -471,9 +471,14 @@ class HtmlBodyReader:
         self.shortcodes: set[str] = set()
 
     def blocks(self, html: str) -> list[dict]:
-        soup = BeautifulSoup(remove_invalid_characters(html), "html.parser")
-        self.walk(soup.contents)
-        self.flush()
+        """The blocks of ``html``; raises MarkdownImportError for HTML nested deeper than Python's
+        recursion limit (no editor writes that; a hostile export could)."""
+        try:
+            soup = BeautifulSoup(remove_invalid_characters(html), "html.parser")
+            self.walk(soup.contents)
+            self.flush()
+        except RecursionError as error:
+            raise MarkdownImportError("the post's HTML is nested too deeply to read") from error
         if self.shortcodes:
             self.note(f"shortcodes kept as text: {', '.join(f'[{name}]' for name in sorted(self.shortcodes))}")
         return self.blocks_out
@@ -689,6 +694,11 @@ class HtmlBodyReader:
             "data": rows,
             "first_row_is_table_header": header_row,
             "first_col_is_header": first_col,
+            # Given, not derived: Wagtail's TableBlock.to_python derives "col" for a first-column
+            # header, which its clean() (expecting "column", its form's choice) reads as none.
+            "table_header_choice": {(True, True): "both", (True, False): "row", (False, True): "column"}.get(
+                (header_row, first_col), "neither"
+            ),
             "table_caption": caption[:300],
         }
         return {"type": "table", "value": value}

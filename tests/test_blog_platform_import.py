@@ -297,6 +297,7 @@ BAD_POSTS = {
     "bad slug": (ghost_post(title="T", slug="Not A Slug"), "is not a slug"),
     "bad date": (ghost_post(title="T", slug="b", published_at="next tuesday"), "is not an ISO 8601 date"),
     "impossible date": (ghost_post(title="T", slug="c", published_at="2026-02-30T10:00:00Z"), "not an ISO 8601"),
+    "deep nesting": (ghost_post(title="T", slug="e", html="<div>" * 5000 + "<b>" * 5000 + "x"), "nested too deeply"),
     "lexical only": (ghost_post(title="T", slug="d", html=None, lexical="{}"), "no 'html' (only Lexical"),
 }
 
@@ -362,3 +363,92 @@ def test_the_admin_view_refuses_malformed_exports_with_a_400(client, demo, moder
     response = client.post(URL, {"file": SimpleUploadedFile(name, data)})
     assert response.status_code == 400 and message.encode() in response.content
     assert ArticlePage.objects.count() == pages
+
+
+CODE = {"filename": "", "show_line_numbers": False, "highlight_lines": ""}
+CONSTRUCTS = {
+    "h1 becomes h2": ("<h1>Top</h1>", [("heading", {"text": "Top", "level": "h2", "anchor": ""})], "level-1 heading"),
+    "h6 becomes h3": ("<h6>Deep</h6>", [("heading", {"text": "Deep", "level": "h3", "anchor": ""})], "level-6"),
+    "lang- class on pre": (
+        '<pre class="lang-bash"><code>ls -l</code></pre>',
+        [("code", {"language": "bash", "source": "ls -l", **CODE})],
+        "",
+    ),
+    "alias language": (
+        '<pre><code class="language-yml">a: 1</code></pre>',
+        [("code", {"language": "yaml", "source": "a: 1", **CODE})],
+        "",
+    ),
+    "image alone in a paragraph": (
+        '<p><a href="/x"><img src="box.png" alt="A teal box"></a></p>',
+        [("image", {"image": "IMAGE", "alt_text": "A teal box", "caption": ""})],
+        "",
+    ),
+    "image without alt": ('<figure><img src="box.png"></figure>', [], "has no alt text: left out"),
+    "caption as alt": (
+        '<figure><img src="box.png"><figcaption>Box</figcaption></figure>',
+        [("image", {"image": "IMAGE", "alt_text": "Box", "caption": "Box"})],
+        "",
+    ),
+    "header column and caption": (
+        "<table><caption>Costs</caption><tr><td></td><th>A</th></tr><tr><th>x</th><td>1</td></tr></table>",
+        [
+            (
+                "table",
+                {
+                    "data": [["", "A"], ["x", "1"]],
+                    "first_row_is_table_header": False,
+                    "first_col_is_header": True,
+                    "table_caption": "Costs",
+                },
+            )
+        ],
+        "",
+    ),
+    "spanning cell": (
+        '<table><tr><th colspan="2">Both</th></tr><tr><td>a</td><td>b</td></tr></table>',
+        [
+            (
+                "table",
+                {
+                    "data": [["Both", ""], ["a", "b"]],
+                    "first_row_is_table_header": True,
+                    "first_col_is_header": False,
+                    "table_caption": "",
+                },
+            )
+        ],
+        "spanning several columns",
+    ),
+    "quote with dash attribution": (
+        "<blockquote><p>One.</p><p>Two.</p><p>— Ada</p></blockquote>",
+        [("quote", {"quote": "One.\n\nTwo.", "attribution": "Ada"})],
+        "",
+    ),
+    "paragraphs and lists join": (
+        "<p>a</p><ul><li><p>b</p></li></ul><p>c</p>",
+        [("paragraph", "<p>a</p><ul><li>b</li></ul><p>c</p>")],
+        "",
+    ),
+    "other comment": ("<!-- note to self --><p>x</p>", [("paragraph", "<p>x</p>")], "HTML comment was left out"),
+    "unknown element": ("<dl><dt>term</dt></dl>", [("paragraph", "<p>term</p>")], "<dl> has no block here"),
+    "dollar sign is not math": ("<p>$a$ costs</p>", [("paragraph", "<p>\\$a\\$ costs</p>")], ""),
+    "empty table": ("<table></table>", [], "an empty table was left out"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(CONSTRUCTS))
+def test_each_html_construct_becomes_its_block(demo, tmp_path, case):
+    html, expected, note = CONSTRUCTS[case]
+    shutil.copy(FIXTURES / "ghost" / "content" / "images" / "2024" / "05" / "kv-cache.png", tmp_path / "box.png")
+    export = tmp_path / "export.json"
+    export.write_bytes(ghost_export(ghost_post(title="Construct", slug="construct", custom_excerpt="s", html=html)))
+    output = run(export)
+    blocks = comparable_body(ArticlePage.objects.get(slug="construct").body)
+    image = SiteImage.objects.order_by("-pk").first()
+    assert blocks == [
+        (kind, {**value, "image": image.pk} if isinstance(value, dict) and value.get("image") == "IMAGE" else value)
+        for kind, value in expected
+    ]
+    assert note in output

@@ -186,6 +186,21 @@ class SourceFiles:
             return None
         return target.read_bytes()
 
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a file of the import (without reading it)."""
+        if not _safe_member(path):
+            return False
+        if self.archive is not None:
+            try:
+                self.archive.getinfo(path)
+            except KeyError:
+                return False
+            return True
+        if self.folder is None:
+            return False
+        target = (self.folder / path).resolve()
+        return target.is_relative_to(self.folder) and target.is_file()
+
 
 def _safe_member(path: str) -> bool:
     """Whether ``path`` stays inside the import: relative, no ``..``, no drive or backslash."""
@@ -825,7 +840,9 @@ def import_sources(
     ``update`` given a new draft revision (never published; an unchanged one is reported as
     such). ``dry_run`` validates and reports without writing anything (images included).
     Files that link to each other (``other.md``) are imported targets first. ``topic`` (one of
-    ``parent``'s topics) is added to every article.
+    ``parent``'s topics) is added to every article. A source with a ``skip_reason`` (a page or
+    attachment of a WordPress or Ghost export, ``blog.platform_import``) is reported as skipped;
+    a source with a ``reader_class`` is read by it instead of ``ArticleReader``.
     """
     batch_slugs = _batch_slugs(sources)
     reports, seen_slugs, relink = [], {}, []

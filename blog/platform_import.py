@@ -118,23 +118,9 @@ class ExportedPost:
         for start in range(len(parts)):
             candidate = "/".join(parts[start:])
             for files in self.files:
-                if _exists(files, candidate):
+                if files.exists(candidate):
                     return candidate
         return None
-
-
-def _exists(files: SourceFiles, path: str) -> bool:
-    """Whether ``path`` is a file of ``files`` (read with no size limit would load it)."""
-    if files.archive is not None:
-        try:
-            files.archive.getinfo(path)
-        except KeyError:
-            return False
-        return True
-    if files.folder is None:
-        return False
-    target = (files.folder / path).resolve()
-    return target.is_relative_to(files.folder) and target.is_file()
 
 
 def is_export_name(name: str) -> bool:
@@ -202,10 +188,13 @@ def _wxr_posts(name: str, data: bytes, files) -> list[ExportedPost]:
         if kind != "post":
             post.skip_reason = f"a WordPress {kind}, not a post: not imported as an article"
             continue
+        post.status = text(item, f"{{{wp}}}status")
+        if post.status in {"trash", "auto-draft"}:  # deleted posts, and autosaves never written
+            post.skip_reason = f"a WordPress post with status '{post.status}': not imported"
+            continue
         post.slug = unquote(text(item, f"{{{wp}}}post_name"))
         post.html = _raw(item.find(f"{{{CONTENT_NAMESPACE}}}encoded"))
         post.excerpt = _raw(item.find(f"{{{excerpt_ns}}}encoded"))
-        post.status = text(item, f"{{{wp}}}status")
         gmt, local = text(item, f"{{{wp}}}post_date_gmt"), text(item, f"{{{wp}}}post_date")
         try:
             post.date = _wxr_date(gmt, local, post.notes)
@@ -371,7 +360,7 @@ class ExportedPostReader:
         slug = post.slug or slugify(title, allow_unicode=True)
         if not slug or slugify(slug, allow_unicode=True) != slug:
             raise MarkdownImportError(f"slug '{slug}' is not a slug; use lowercase letters, digits and hyphens")
-        if post.status and post.status not in {"draft", "auto-draft"}:
+        if post.status and post.status != "draft":
             self.notes.append(f"{post.platform} status '{post.status}': imported as a draft")
         body = HtmlBodyReader(post, self.notes.append, self.image_for).blocks(post.html)
         summary = BeautifulSoup(post.excerpt, "html.parser").get_text(" ", strip=True) if post.excerpt else ""

@@ -454,3 +454,17 @@ def test_each_html_construct_becomes_its_block(demo, tmp_path, case):
         for kind, value in expected
     ]
     assert note in output
+
+
+@pytest.mark.django_db
+def test_the_admin_view_takes_a_zip_of_an_export_with_its_images(client, demo, moderator):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zipped:
+        for file in (FIXTURES / "ghost").rglob("*"):
+            if file.is_file():
+                zipped.write(file, file.relative_to(FIXTURES / "ghost").as_posix())
+    client.force_login(moderator)
+    response = client.post(URL, {"file": SimpleUploadedFile("ghost.zip", buffer.getvalue())})
+    assert response.status_code == 200 and b"created" in response.content
+    page = ArticlePage.objects.get(slug="sizing-the-kv-cache")
+    assert page.image is not None and not page.live

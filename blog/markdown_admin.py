@@ -8,8 +8,9 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 
 from blog.markdown_export import articles_zip
-from blog.markdown_import import MAX_ZIP_BYTES, MarkdownImportError, import_sources, sources_from_upload
+from blog.markdown_import import MAX_ZIP_BYTES, MarkdownImportError, import_sources
 from blog.models import ArticlePage, BlogIndexPage
+from blog.platform_import import sources_from_upload
 
 
 def can_import(user, blog_index) -> bool:
@@ -18,10 +19,12 @@ def can_import(user, blog_index) -> bool:
 
 
 class ImportArticlesForm(forms.Form):
-    """The upload: one ``.md`` file or a ``.zip`` of a folder of them with their images."""
+    """The upload: one ``.md`` file, a WordPress (``.xml``) or Ghost (``.json``) export, or a
+    ``.zip`` of a folder of them with their images."""
 
     file = forms.FileField(
-        help_text="A Markdown file (.md) with YAML front matter, or a .zip of a folder of them with their images."
+        help_text="A Markdown file (.md) with YAML front matter, a WordPress export (.xml) or a Ghost export "
+        "(.json), or a .zip of a folder of them with their images."
     )
     update = forms.BooleanField(
         required=False, help_text="Articles that exist get a new draft revision (the live version never changes)."
@@ -30,8 +33,8 @@ class ImportArticlesForm(forms.Form):
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        if not upload.name.lower().endswith((".md", ".markdown", ".zip")):
-            raise forms.ValidationError("Upload a .md file or a .zip.")
+        if not upload.name.lower().endswith((".md", ".markdown", ".zip", ".xml", ".json")):
+            raise forms.ValidationError("Upload a .md file, a WordPress .xml or Ghost .json export, or a .zip.")
         if upload.size > MAX_ZIP_BYTES:
             raise forms.ValidationError(f"The file is larger than {MAX_ZIP_BYTES // 2**20} MB.")
         return upload
@@ -59,7 +62,7 @@ def import_articles(request):
                 dry_run=form.cleaned_data["dry_run"],
             )
             if not reports:
-                error = "No Markdown files in the upload (nothing imported)."
+                error = "No Markdown files or exports in the upload (nothing imported)."
     status = 400 if error or (request.method == "POST" and not form.is_valid()) else 200
     return TemplateResponse(
         request,

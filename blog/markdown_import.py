@@ -186,6 +186,21 @@ class SourceFiles:
             return None
         return target.read_bytes()
 
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a file of the import (without reading it)."""
+        if not _safe_member(path):
+            return False
+        if self.archive is not None:
+            try:
+                self.archive.getinfo(path)
+            except KeyError:
+                return False
+            return True
+        if self.folder is None:
+            return False
+        target = (self.folder / path).resolve()
+        return target.is_relative_to(self.folder) and target.is_file()
+
 
 def _safe_member(path: str) -> bool:
     """Whether ``path`` stays inside the import: relative, no ``..``, no drive or backslash."""
@@ -229,20 +244,8 @@ def sources_from_upload(name: str, data: bytes) -> list[MarkdownSource]:
 
 def sources_from_zip(name: str, data: bytes) -> list[MarkdownSource]:
     """The ``*.md`` members of zip ``data``, with the zip's other members as their images."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        members = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as error:
-        raise MarkdownImportError(f"{name}: not a readable zip file ({error})") from error
-    if len(members) > MAX_ZIP_MEMBERS:
-        raise MarkdownImportError(f"{name}: more than {MAX_ZIP_MEMBERS} files in the zip")
-    if sum(info.file_size for info in members) > MAX_ZIP_BYTES:
-        raise MarkdownImportError(f"{name}: the zip unpacks to more than {MAX_ZIP_BYTES // 2**20} MB")
-    unsafe = [info.filename for info in members if not _safe_member(info.filename.rstrip("/"))]
-    if unsafe:
-        raise MarkdownImportError(
-            f"{name}: the zip has paths outside its folder ({', '.join(unsafe[:3])}); nothing imported"
-        )
+    archive = open_zip(name, data)
+    members = archive.infolist()
     files = SourceFiles(archive=archive)
     sources = []
     for info in sorted(members, key=lambda member: member.filename):
@@ -258,6 +261,27 @@ def sources_from_zip(name: str, data: bytes) -> list[MarkdownSource]:
             raise MarkdownImportError(f"{name}: {info.filename} cannot be unpacked ({error})") from error
         sources.append(_source(info.filename, data, files))
     return sources
+
+
+def open_zip(name: str, data: bytes) -> zipfile.ZipFile:
+    """Zip ``data`` opened for reading, once it is known to be a zip with at most
+    MAX_ZIP_MEMBERS members, MAX_ZIP_BYTES unpacked and no member outside itself (zip slip);
+    raises MarkdownImportError otherwise."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        raise MarkdownImportError(f"{name}: not a readable zip file ({error})") from error
+    if len(members) > MAX_ZIP_MEMBERS:
+        raise MarkdownImportError(f"{name}: more than {MAX_ZIP_MEMBERS} files in the zip")
+    if sum(info.file_size for info in members) > MAX_ZIP_BYTES:
+        raise MarkdownImportError(f"{name}: the zip unpacks to more than {MAX_ZIP_BYTES // 2**20} MB")
+    unsafe = [info.filename for info in members if not _safe_member(info.filename.rstrip("/"))]
+    if unsafe:
+        raise MarkdownImportError(
+            f"{name}: the zip has paths outside its folder ({', '.join(unsafe[:3])}); nothing imported"
+        )
+    return archive
 
 
 def _too_large(name: str):
@@ -816,13 +840,19 @@ def import_sources(
     ``update`` given a new draft revision (never published; an unchanged one is reported as
     such). ``dry_run`` validates and reports without writing anything (images included).
     Files that link to each other (``other.md``) are imported targets first. ``topic`` (one of
-    ``parent``'s topics) is added to every article.
+    ``parent``'s topics) is added to every article. A source with a ``skip_reason`` (a page or
+    attachment of a WordPress or Ghost export, ``blog.platform_import``) is reported as skipped;
+    a source with a ``reader_class`` is read by it instead of ``ArticleReader``.
     """
     batch_slugs = _batch_slugs(sources)
     reports, seen_slugs, relink = [], {}, []
     for source in _link_order(sources, batch_slugs):
         report = FileReport(name=source.name)
         reports.append(report)
+        if skip_reason := getattr(source, "skip_reason", ""):  # e.g. a WordPress page or attachment
+            report.action = "skipped"
+            report.notes.append(skip_reason)
+            continue
         try:
             with transaction.atomic():
                 if _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs):
@@ -920,7 +950,9 @@ def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run
     def image_for(*args):
         return _library_image(*args, user=user, dry_run=dry_run)
 
-    parsed = ArticleReader(source, resolve_link=resolve_link, image_for=image_for).read()
+    # A post of a WordPress or Ghost export brings its own reader (blog.platform_import).
+    reader_class = getattr(source, "reader_class", ArticleReader)
+    parsed = reader_class(source, resolve_link=resolve_link, image_for=image_for).read()
     if parsed.card_image:
         parsed.card_image = image_for(source, parsed.card_image[0], parsed.card_image[1], parsed.notes.append)
     parsed.links_waiting = bool(waiting_for_batch)

@@ -48,7 +48,7 @@ def test_upload_creates_a_draft_in_the_workflow_and_shows_the_report(client, dem
 @pytest.mark.parametrize(
     ("name", "data", "message"),
     [
-        ("notes.txt", b"hello", b"Upload a .md file or a .zip."),
+        ("notes.txt", b"hello", b"Upload a .md file, a WordPress .xml or Ghost .json export, or a .zip."),
         ("broken.zip", b"PK\x03\x04 nope", b"not a readable zip"),
         ("empty.zip", b"PK\x05\x06" + b"\x00" * 18, b"No Markdown files"),
         ("bad.md", b"---\ntitle: [x\n---\n", b"not valid YAML"),

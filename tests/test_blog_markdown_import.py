@@ -366,7 +366,7 @@ def test_parent_topic_adds_the_topic_and_blocks_that_do_not_validate_become_text
 
 @pytest.mark.django_db
 def test_no_markdown_found_is_an_error(demo, tmp_path):
-    assert "No Markdown files found" in run_failing(tmp_path)[1]
+    assert "No Markdown files or exports found" in run_failing(tmp_path)[1]
     assert "no such file" in run_failing(Path(tmp_path / "missing.md"))[1]
 
 

@@ -1,4 +1,5 @@
-"""``manage.py import_articles PATH...``: Markdown files, folders or zips in as draft articles."""
+"""``manage.py import_articles PATH...``: Markdown files, folders or zips, and WordPress (WXR) or
+Ghost (JSON) exports, in as draft articles."""
 
 from pathlib import Path
 
@@ -7,18 +8,21 @@ from django.core.management.base import BaseCommand, CommandError
 
 from wagtail.models import Page
 
-from blog.markdown_import import MarkdownImportError, import_sources, sources_from_path
+from blog.markdown_import import MarkdownImportError, import_sources
 from blog.models import BlogIndexPage, TopicPage
+from blog.platform_import import sources_from_path
 
 
 class Command(BaseCommand):
     help = (
-        "Import Markdown articles (YAML front matter) as drafts: .md files, folders of them with their "
-        "images, or zips of such folders. Exits 1 if any file failed (nothing is written for that file)."
+        "Import articles as drafts: Markdown (.md files with YAML front matter, folders of them with their "
+        "images, or zips of such folders), a WordPress export (.xml, WXR) or a Ghost export (.json), "
+        "alone or in a zip or folder with its images. Exits 1 if any file or post failed (nothing is written "
+        "for it)."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("paths", nargs="+", type=Path, help="Markdown files, folders or .zip files.")
+        parser.add_argument("paths", nargs="+", type=Path, help="Markdown files, exports, folders or .zip files.")
         parser.add_argument("--dry-run", action="store_true", help="Report what would be done; write nothing.")
         parser.add_argument(
             "--parent",
@@ -31,9 +35,17 @@ class Command(BaseCommand):
             help="For a slug that exists: save a new draft revision (the live version is never changed).",
         )
         parser.add_argument("--user", help="Username recorded as the revisions' author.")
+        parser.add_argument(
+            "--media",
+            type=Path,
+            help="A folder of an export's images (e.g. WordPress's wp-content/uploads or Ghost's content/images), "
+            "looked up by the path of each image URL. Images are never downloaded.",
+        )
 
-    def handle(self, *args, paths, dry_run, parent, update, user, **options):
+    def handle(self, *args, paths, dry_run, parent, update, user, media, **options):
         blog_index, topic = self.parent(parent)
+        if media is not None and not media.is_dir():
+            raise CommandError(f"--media {media}: not a folder.")
         owner = None
         if user:
             owner = get_user_model().objects.filter(username=user).first()
@@ -42,11 +54,11 @@ class Command(BaseCommand):
         sources = []
         try:
             for path in paths:
-                sources.extend(sources_from_path(path))
+                sources.extend(sources_from_path(path, media=media))
         except MarkdownImportError as error:
             raise CommandError(f"{error} (nothing imported)") from error
         if not sources:
-            raise CommandError("No Markdown files found (nothing imported).")
+            raise CommandError("No Markdown files or exports found (nothing imported).")
         reports = import_sources(sources, parent=blog_index, topic=topic, user=owner, update=update, dry_run=dry_run)
         for report in reports:
             style = self.style.ERROR if report.failed else self.style.SUCCESS

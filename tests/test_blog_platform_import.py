@@ -1,0 +1,470 @@
+"""``import_articles`` and the admin's "Import articles" with WordPress (WXR) and Ghost (JSON) exports.
+
+The exports in tests/fixtures/imports/ are our own, written in the shape of WordPress 6's
+Tools > Export and Ghost 5's Labs > Export.
+"""
+
+import io
+import json
+import shutil
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+
+import pytest
+
+from blog.markdown_import import comparable_body
+from blog.models import ArticlePage
+from home.models import SiteImage
+
+FIXTURES = Path(__file__).parent / "fixtures" / "imports"
+WORDPRESS = FIXTURES / "wordpress" / "export.xml"
+GHOST = FIXTURES / "ghost" / "export.json"
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command("import_articles", *[str(arg) for arg in args], stdout=out)
+    return out.getvalue()
+
+
+def run_failing(*args) -> tuple[str, str]:
+    out = io.StringIO()
+    with pytest.raises(CommandError) as error:
+        call_command("import_articles", *[str(arg) for arg in args], stdout=out)
+    return out.getvalue(), str(error.value)
+
+
+def ghost_export(*posts, **tables) -> bytes:
+    data = {"posts": list(posts), **tables}
+    return json.dumps({"db": [{"meta": {"version": "5.82.0"}, "data": data}]}).encode()
+
+
+def ghost_post(**fields) -> dict:
+    return {"id": fields.get("slug", "x"), "type": "post", "status": "published", "html": "<p>Text.</p>", **fields}
+
+
+@pytest.mark.django_db
+def test_wordpress_posts_become_drafts_made_of_our_blocks(demo):
+    images = SiteImage.objects.count()
+    output = run(WORDPRESS)
+    page = ArticlePage.objects.get(slug="finding-the-ridge-point")
+    assert "export.xml post 10: created 'finding-the-ridge-point'" in output
+    assert not page.live and page.get_parent().specific == demo.blog
+    assert page.summary == "How to find where a GPU stops being memory-bound."
+    assert page.date_published == datetime(2024, 3, 5, 10, 30, tzinfo=UTC)  # post_date_gmt
+    assert [topic.slug for topic in page.topics.all()] == ["gpu-costs"]
+    assert [author.slug for author in page.authors.all()] == ["priya-raman"]
+    assert page.image is not None and page.image.file.name.endswith(".png")  # the featured image, from the folder
+    assert SiteImage.objects.count() == images + 1  # the figure is the same file: reused
+    assert comparable_body(page.body) == [
+        (
+            "paragraph",
+            '<p>Intro with <b>strong</b>, <i>emphasis</i>, <code>nvidia-smi</code> and <a href="https://example.com/'
+            'roofline">a link</a>; it costs $5 and $10.</p>',
+        ),
+        ("heading", {"text": "Where it sits", "level": "h2", "anchor": "where-it-sits"}),
+        ("heading", {"text": "A deeper look", "level": "h3", "anchor": ""}),
+        ("paragraph", "<ul><li>one<ul><li>nested</li></ul></li><li>two</li></ul>"),
+        (
+            "code",
+            {
+                "language": "python",
+                "filename": "",
+                "source": 'ridge = flops / bandwidth\nif ridge > 100:\n    print("compute-bound")',
+                "show_line_numbers": False,
+                "highlight_lines": "",
+            },
+        ),
+        (
+            "table",
+            {
+                "data": [["GPU", "Ridge"], ["H100", "295 FLOP/B"], ["A100", "153 FLOP/B"]],
+                "first_row_is_table_header": True,
+                "first_col_is_header": False,
+                "table_caption": "Ridge points",
+            },
+        ),
+        (
+            "image",
+            {"image": page.image.pk, "alt_text": "A roofline with the ridge marked", "caption": "The ridge point."},
+        ),
+        ("quote", {"quote": "Memory-bound until it is not.", "attribution": "A kernel engineer"}),
+        ("paragraph", '<p>[gallery ids="11,12"]</p>'),
+        ("paragraph", "<p>Clean link text.</p>"),
+        (
+            "code",
+            {
+                "language": "text",
+                "filename": "",
+                "source": "DISPLAY 'X'.",
+                "show_line_numbers": False,
+                "highlight_lines": "",
+            },
+        ),
+    ]
+    assert "wp:" not in json.dumps(page.body.get_prep_value())  # Gutenberg comments left no trace
+    for reported in [
+        "WordPress status 'publish': imported as a draft",
+        "unknown topic 'Roofline' left out",
+        "a level-4 heading became a subsection",
+        "missing.png is not in the export or the media folder (never downloaded): left out",
+        "<script> was removed",
+        "link 'javascript:alert(1)' was refused",
+        "a horizontal rule was left out",
+        "code language 'cobol'",
+        "shortcodes kept as text: [gallery]",
+        "export.xml post 25: skipped",
+        "a WordPress post with status 'trash': not imported",
+        "export.xml post 30: skipped",
+        "a WordPress page, not a post",
+        "export.xml post 11: skipped",
+        "a WordPress attachment, not a post",
+    ]:
+        assert reported in output, reported
+
+
+@pytest.mark.django_db
+def test_a_classic_editor_post_without_gmt_date_reads_in_the_site_time_zone(demo, settings):
+    settings.TIME_ZONE = "Europe/Berlin"
+    output = run(WORDPRESS)
+    page = ArticlePage.objects.get(slug="classic-editor-notes")  # no post_name: from the title
+    assert page.date_published == datetime(2024, 4, 1, 7, 0, tzinfo=UTC)  # 09:00 CEST
+    assert "read in Europe/Berlin" in output
+    assert comparable_body(page.body) == [
+        (
+            "paragraph",
+            "<p>First paragraph of the classic editor,<br/>with a line break.</p>"
+            "<p>Second paragraph with <b>bold</b> and [embed]https://example.com/v[/embed] inside.</p>",
+        )
+    ]
+    assert page.summary.startswith("First paragraph of the classic editor")
+    assert [topic.slug for topic in page.topics.all()] == ["engineering"]
+    assert "unknown author 'Guest Writer'" in output and "shortcodes kept as text: [embed]" in output
+    assert "status 'draft'" not in output  # a draft stays a draft: nothing to report
+
+
+@pytest.mark.django_db
+def test_ghost_posts_become_drafts_with_tags_authors_and_feature_image(demo):
+    output = run(GHOST)
+    page = ArticlePage.objects.get(slug="sizing-the-kv-cache")
+    assert not page.live
+    assert page.summary == "How much memory a KV cache takes per token."
+    assert page.seo_title == "KV cache sizing" and page.search_description == "Memory per token, measured."
+    assert page.date_published == datetime(2024, 5, 20, 8, 15, tzinfo=UTC)
+    assert [topic.slug for topic in page.topics.all()] == ["inference-performance"]
+    # By slug (Hana's name differs in Ghost) and by name (Samuel's slug differs).
+    assert sorted(author.slug for author in page.authors.all()) == ["hana-kobayashi", "samuel-adeyemi"]
+    assert page.image is not None and page.image_alt == "A chart of KV cache growth"
+    blocks = comparable_body(page.body)
+    assert [kind for kind, _value in blocks] == [
+        *("paragraph", "heading", "heading", "paragraph", "code", "image", "quote", "paragraph", "table", "code"),
+    ]
+    assert blocks[0][1] == (
+        '<p>Ghost intro with <b>bold</b>, <i>italic</i> and <a href="/other-post/">a site link</a>.</p>'
+    )
+    assert blocks[3][1] == "<ol><li>first</li><li>second</li></ol>"
+    assert blocks[4][1]["language"] == "python" and blocks[4][1]["source"].startswith("kv_bytes = 2 *")
+    assert blocks[5][1] == {
+        "image": page.image.pk,
+        "alt_text": "KV cache growth per token",
+        "caption": "Growth per token.",
+    }
+    assert blocks[6][1] == {"quote": "Cache what you can.", "attribution": "An SRE"}
+    assert blocks[7][1] == "<p>Inside an HTML card.</p>"
+    assert blocks[8][1]["data"] == [["Model", "KV per token"], ["7B", "0.5 MB"], ["70B", ""]]  # padded
+    assert blocks[9][1]["language"] == "text"
+    scheduled = ArticlePage.objects.get(slug="scheduled-piece")
+    assert not scheduled.live and scheduled.image is None
+    assert scheduled.date_published == datetime(2030, 1, 1, 12, tzinfo=UTC)
+    for reported in [
+        "Ghost status 'published': imported as a draft",
+        "Ghost status 'scheduled': imported as a draft",
+        "unknown topic 'Caching'",
+        "internal Ghost tag '#hidden' left out",
+        "unknown author 'Nobody Known'",
+        "featured image https://images.unsplash.com/photo-123.jpg is not in the export",
+        "<iframe> was removed",
+        "export.json post p3: skipped",
+        "a Ghost page, not a post",
+    ]:
+        assert reported in output, reported
+
+
+@pytest.mark.django_db
+def test_images_come_from_the_media_folder_never_the_network(demo, tmp_path):
+    export = tmp_path / "ghost.json"
+    shutil.copy(GHOST, export)
+    output = run(export, "--dry-run")
+    assert "kv-cache.png is not in the export or the media folder" in output
+    run(export, "--media", FIXTURES / "ghost" / "content" / "images")  # 2024/05/kv-cache.png inside
+    page = ArticlePage.objects.get(slug="sizing-the-kv-cache")
+    assert page.image is not None
+    assert "not a folder" in run_failing(export, "--media", tmp_path / "nope")[1]
+
+
+@pytest.mark.django_db
+def test_a_zip_of_the_export_with_its_uploads_imports_the_images(demo, tmp_path):
+    archive = tmp_path / "wordpress.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for file in (FIXTURES / "wordpress").rglob("*"):
+            if file.is_file():
+                zipped.write(file, file.relative_to(FIXTURES / "wordpress").as_posix())
+    output = run(archive)
+    assert "created 'finding-the-ridge-point'" in output
+    assert ArticlePage.objects.get(slug="finding-the-ridge-point").image is not None
+
+
+@pytest.mark.django_db
+def test_exports_are_idempotent_and_dry_runs_write_nothing(demo):
+    pages, images = ArticlePage.objects.count(), SiteImage.objects.count()
+    output = run(GHOST, "--dry-run")
+    assert "would create 'sizing-the-kv-cache'" in output and "dry run: nothing written" in output
+    assert (ArticlePage.objects.count(), SiteImage.objects.count()) == (pages, images)
+    run(GHOST)
+    assert ArticlePage.objects.count() == pages + 2
+    again = run(GHOST)
+    assert again.count(": skipped") == 3 and "an article with this slug exists" in again
+    assert "unchanged 'sizing-the-kv-cache'" in run(GHOST, "--update")
+    assert ArticlePage.objects.get(slug="sizing-the-kv-cache").revisions.count() == 1
+
+
+@pytest.mark.django_db
+def test_update_adds_a_draft_revision_to_a_live_article(demo, tmp_path):
+    live = demo.articles[0]
+    body = comparable_body(live.body)
+    export = tmp_path / "one.json"
+    export.write_bytes(ghost_export(ghost_post(title="Rewritten", slug=live.slug, html="<p>New words.</p>")))
+    assert "skipped" in run(export)
+    assert "updated" in run(export, "--update")
+    live.refresh_from_db()
+    assert live.live and live.has_unpublished_changes and comparable_body(live.body) == body
+    assert comparable_body(live.get_latest_revision_as_object().body) == [("paragraph", "<p>New words.</p>")]
+
+
+BILLION_LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE rss [
+ <!ENTITY lol "lol">
+ <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+]>
+<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item><title>&lol4;</title>
+<wp:post_type>post</wp:post_type></item></channel></rss>
+"""
+XXE = b"""<?xml version="1.0"?>
+<!DOCTYPE rss [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
+<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item><title>&secret;</title>
+<wp:post_type>post</wp:post_type></item></channel></rss>
+"""
+ENTITY_NO_DTD = b"""<?xml version="1.0"?>
+<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item><title>&lol;</title></item></channel></rss>
+"""
+MALFORMED_EXPORTS = {
+    "broken.xml": (b"<rss><channel><item>", "not well-formed XML (line 1"),
+    "empty.xml": (b"", "not well-formed XML"),
+    "billion-laughs.xml": (BILLION_LAUGHS, "declares a DTD"),
+    "xxe.xml": (XXE, "declares a DTD"),
+    "undeclared-entity.xml": (ENTITY_NO_DTD, "not well-formed XML (line 2"),
+    "plain-rss.xml": (b"<rss><channel><item><title>x</title></item></channel></rss>", "not a WordPress export"),
+    "atom.xml": (b'<feed xmlns="http://www.w3.org/2005/Atom"/>', "not a WordPress export"),
+    "not-json.json": (b'{"db": [', "not valid JSON (line 1, column 9"),
+    "not-utf8.json": (b'{"db": "\xff"}', "not UTF-8"),
+    "list.json": (b"[]", "not a Ghost export"),
+    "no-db.json": (b'{"posts": []}', "not a Ghost export"),
+    "db-mapping.json": (b'{"db": {"data": {}}}', "not a Ghost export"),
+    "empty-db.json": (b'{"db": []}', "not a Ghost export"),
+    "posts-mapping.json": (b'{"db": [{"data": {"posts": {}}}]}', "not a Ghost export"),
+    "posts-of-strings.json": (b'{"db": [{"data": {"posts": ["a"]}}]}', "not a Ghost export"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(MALFORMED_EXPORTS))
+def test_a_malformed_or_hostile_export_is_refused_clearly_and_writes_nothing(demo, tmp_path, name):
+    data, message = MALFORMED_EXPORTS[name]
+    (tmp_path / name).write_bytes(data)
+    pages = ArticlePage.objects.count()
+    _output, error = run_failing(tmp_path / name)
+    assert message in error and name in error and "nothing imported" in error
+    assert "lol" not in error and "root:" not in error  # no entity was expanded
+    assert ArticlePage.objects.count() == pages
+
+
+BAD_POSTS = {
+    "no title": (ghost_post(slug="a", title=""), "the post has no title"),
+    "bad slug": (ghost_post(title="T", slug="Not A Slug"), "is not a slug"),
+    "bad date": (ghost_post(title="T", slug="b", published_at="next tuesday"), "is not an ISO 8601 date"),
+    "impossible date": (ghost_post(title="T", slug="c", published_at="2026-02-30T10:00:00Z"), "not an ISO 8601"),
+    "deep nesting": (ghost_post(title="T", slug="e", html="<div>" * 5000 + "<b>" * 5000 + "x"), "nested too deeply"),
+    "lexical only": (ghost_post(title="T", slug="d", html=None, lexical="{}"), "no 'html' (only Lexical"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(BAD_POSTS))
+def test_a_post_that_cannot_be_imported_fails_alone(demo, tmp_path, case):
+    post, message = BAD_POSTS[case]
+    export = tmp_path / "export.json"
+    good = ghost_post(id="good", title="A good one", slug="a-good-one", custom_excerpt="Fine.")
+    export.write_bytes(ghost_export(post, good))
+    pages = ArticlePage.objects.count()
+    output, error = run_failing(export)
+    assert message in output and ": failed" in output and "1 file(s) could not be imported" in error
+    assert ArticlePage.objects.count() == pages + 1 and ArticlePage.objects.filter(slug="a-good-one").exists()
+
+
+@pytest.mark.django_db
+def test_hostile_html_and_text_are_cleaned_like_editor_text(demo, tmp_path):
+    html = (
+        '<p onmouseover="x()">A\x0btab <a href="//evil.example/x">far</a> <a href="data:text/html,x">data</a>'
+        ' <img src="x.png" onerror="x()" alt="inline"><style>p{}</style></p>'
+        "<object data='x'></object><form><input name=a></form><svg><script>1</script></svg>"
+        '<h2 id="bad id!">Head\x1fing</h2><blockquote><p>Quote</p><script>x</script></blockquote>'
+    )
+    export = tmp_path / "hostile.json"
+    export.write_bytes(ghost_export(ghost_post(title="Hostile\x0c title", slug="hostile", html=html)))
+    output = run(export)
+    page = ArticlePage.objects.get(slug="hostile")
+    assert page.title == "Hostile title"
+    stored = json.dumps(page.body.get_prep_value())
+    for gone in ["onmouseover", "onerror", "evil.example", "data:", "<style", "<object", "<form", "<svg", "script"]:
+        assert gone not in stored, gone
+    assert "\\u000b" not in stored and "\\u001f" not in stored
+    blocks = comparable_body(page.body)
+    assert blocks[0] == ("paragraph", "<p>Atab far data inline</p>")
+    assert blocks[1] == ("heading", {"text": "Heading", "level": "h2", "anchor": ""})
+    assert blocks[2] == ("quote", {"quote": "Quote", "attribution": ""})
+    assert "link '//evil.example/x' was refused" in output
+
+
+URL = "/admin/articles/import/"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("path", "slug"), [(WORDPRESS, "finding-the-ridge-point"), (GHOST, "sizing-the-kv-cache")])
+def test_the_admin_view_imports_exports_as_drafts(client, demo, moderator, path, slug):
+    client.force_login(moderator)
+    upload = SimpleUploadedFile(path.name, path.read_bytes(), content_type="application/octet-stream")
+    response = client.post(URL, {"file": upload})
+    assert response.status_code == 200 and b"created" in response.content and b"skipped" in response.content
+    page = ArticlePage.objects.get(slug=slug)
+    assert not page.live and page.get_latest_revision().user == moderator
+    assert b"not in the export or the media folder" in response.content  # an upload brings no images
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["broken.xml", "billion-laughs.xml", "not-json.json", "no-db.json"])
+def test_the_admin_view_refuses_malformed_exports_with_a_400(client, demo, moderator, name):
+    data, message = MALFORMED_EXPORTS[name]
+    client.force_login(moderator)
+    pages = ArticlePage.objects.count()
+    response = client.post(URL, {"file": SimpleUploadedFile(name, data)})
+    assert response.status_code == 400 and message.encode() in response.content
+    assert ArticlePage.objects.count() == pages
+
+
+CODE = {"filename": "", "show_line_numbers": False, "highlight_lines": ""}
+CONSTRUCTS = {
+    "h1 becomes h2": ("<h1>Top</h1>", [("heading", {"text": "Top", "level": "h2", "anchor": ""})], "level-1 heading"),
+    "h6 becomes h3": ("<h6>Deep</h6>", [("heading", {"text": "Deep", "level": "h3", "anchor": ""})], "level-6"),
+    "lang- class on pre": (
+        '<pre class="lang-bash"><code>ls -l</code></pre>',
+        [("code", {"language": "bash", "source": "ls -l", **CODE})],
+        "",
+    ),
+    "alias language": (
+        '<pre><code class="language-yml">a: 1</code></pre>',
+        [("code", {"language": "yaml", "source": "a: 1", **CODE})],
+        "",
+    ),
+    "image alone in a paragraph": (
+        '<p><a href="/x"><img src="box.png" alt="A teal box"></a></p>',
+        [("image", {"image": "IMAGE", "alt_text": "A teal box", "caption": ""})],
+        "",
+    ),
+    "image without alt": ('<figure><img src="box.png"></figure>', [], "has no alt text: left out"),
+    "caption as alt": (
+        '<figure><img src="box.png"><figcaption>Box</figcaption></figure>',
+        [("image", {"image": "IMAGE", "alt_text": "Box", "caption": "Box"})],
+        "",
+    ),
+    "header column and caption": (
+        "<table><caption>Costs</caption><tr><td></td><th>A</th></tr><tr><th>x</th><td>1</td></tr></table>",
+        [
+            (
+                "table",
+                {
+                    "data": [["", "A"], ["x", "1"]],
+                    "first_row_is_table_header": False,
+                    "first_col_is_header": True,
+                    "table_caption": "Costs",
+                },
+            )
+        ],
+        "",
+    ),
+    "spanning cell": (
+        '<table><tr><th colspan="2">Both</th></tr><tr><td>a</td><td>b</td></tr></table>',
+        [
+            (
+                "table",
+                {
+                    "data": [["Both", ""], ["a", "b"]],
+                    "first_row_is_table_header": True,
+                    "first_col_is_header": False,
+                    "table_caption": "",
+                },
+            )
+        ],
+        "spanning several columns",
+    ),
+    "quote with dash attribution": (
+        "<blockquote><p>One.</p><p>Two.</p><p>— Ada</p></blockquote>",
+        [("quote", {"quote": "One.\n\nTwo.", "attribution": "Ada"})],
+        "",
+    ),
+    "paragraphs and lists join": (
+        "<p>a</p><ul><li><p>b</p></li></ul><p>c</p>",
+        [("paragraph", "<p>a</p><ul><li>b</li></ul><p>c</p>")],
+        "",
+    ),
+    "other comment": ("<!-- note to self --><p>x</p>", [("paragraph", "<p>x</p>")], "HTML comment was left out"),
+    "unknown element": ("<dl><dt>term</dt></dl>", [("paragraph", "<p>term</p>")], "<dl> has no block here"),
+    "dollar sign is not math": ("<p>$a$ costs</p>", [("paragraph", "<p>\\$a\\$ costs</p>")], ""),
+    "empty table": ("<table></table>", [], "an empty table was left out"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(CONSTRUCTS))
+def test_each_html_construct_becomes_its_block(demo, tmp_path, case):
+    html, expected, note = CONSTRUCTS[case]
+    shutil.copy(FIXTURES / "ghost" / "content" / "images" / "2024" / "05" / "kv-cache.png", tmp_path / "box.png")
+    export = tmp_path / "export.json"
+    export.write_bytes(ghost_export(ghost_post(title="Construct", slug="construct", custom_excerpt="s", html=html)))
+    output = run(export)
+    blocks = comparable_body(ArticlePage.objects.get(slug="construct").body)
+    image = SiteImage.objects.order_by("-pk").first()
+    assert blocks == [
+        (kind, {**value, "image": image.pk} if isinstance(value, dict) and value.get("image") == "IMAGE" else value)
+        for kind, value in expected
+    ]
+    assert note in output
+
+
+@pytest.mark.django_db
+def test_the_admin_view_takes_a_zip_of_an_export_with_its_images(client, demo, moderator):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zipped:
+        for file in (FIXTURES / "ghost").rglob("*"):
+            if file.is_file():
+                zipped.write(file, file.relative_to(FIXTURES / "ghost").as_posix())
+    client.force_login(moderator)
+    response = client.post(URL, {"file": SimpleUploadedFile("ghost.zip", buffer.getvalue())})
+    assert response.status_code == 200 and b"created" in response.content
+    page = ArticlePage.objects.get(slug="sizing-the-kv-cache")
+    assert page.image is not None and not page.live

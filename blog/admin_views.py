@@ -13,7 +13,7 @@ from wagtail.admin.views.generic.base import WagtailAdminTemplateMixin
 
 from . import editorial_status as status
 
-_MONTH = re.compile(r"^([0-9]{4})-(0[1-9]|1[0-2])$", re.ASCII)
+_MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])", re.ASCII)
 # Months outside this range are refused: they are typos, and the far ends of datetime's range
 # overflow when converted between time zones.
 MIN_YEAR, MAX_YEAR = 1970, 2999
@@ -21,7 +21,7 @@ MIN_YEAR, MAX_YEAR = 1970, 2999
 
 def parse_month(raw: str | None) -> date | None:
     """``"YYYY-MM"`` -> the first day of that month; None for anything else (or a year out of range)."""
-    match = _MONTH.match(raw or "")
+    match = _MONTH.fullmatch(raw or "")
     if not match:
         return None
     year, month = int(match.group(1)), int(match.group(2))

@@ -1,16 +1,13 @@
 """Listing helpers shared by the blog's listing pages and search: paging that treats ``?page=``
 as hostile input, counts remembered per cache generation, and one query per relation for cards."""
 
-import re
-
 from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.http import Http404
 
 from home.caching import site_chrome
-
-_PAGE_NUMBER = re.compile(r"^[1-9][0-9]{0,5}$", re.ASCII)
+from home.page_numbers import page_number
 
 
 class ListingPaginator(Paginator):
@@ -44,14 +41,14 @@ def paginate_listing(request, queryset, per_page: int | None = None, count_key: 
     ``count_key``: names the listing, so its number of items (a ``COUNT(*)`` over every match)
     is remembered for the cache generation (``listed_count``).
     """
-    raw = request.GET.get("page", "1")
-    if not _PAGE_NUMBER.match(raw):
+    number = page_number(request.GET.get("page"))
+    if number is None:
         raise Http404("No such page of posts.")
     paginator = ListingPaginator(queryset, per_page or settings.BLOG_PAGE_SIZE, allow_empty_first_page=True)
     if count_key is not None:
         paginator.count = listed_count(count_key, queryset)  # Paginator.count is a cached_property
     try:
-        return paginator.page(int(raw))
+        return paginator.page(number)
     except EmptyPage as error:
         raise Http404("No such page of posts.") from error
 

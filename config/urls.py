@@ -5,18 +5,14 @@ from django.urls import include, path
 
 from wagtail import urls as wagtail_urls
 from wagtail.admin import urls as wagtailadmin_urls
-from wagtail.contrib.sitemaps import views as sitemap_views
 from wagtail.documents import urls as wagtaildocs_urls
 
 from blog import reviewer_links
 from config.api import api_router
-from home import theme
+from home import sitemaps, theme
 from home import views as home_views
 from home.operations import health
-from home.sitemaps import page_type_sitemaps
 from search import views as search_views
-
-SITEMAPS = page_type_sitemaps()
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
@@ -25,13 +21,8 @@ urlpatterns = [
     path("documents/", include(wagtaildocs_urls)),
     path("search/", search_views.search, name="search"),
     path("review/<str:token>/", reviewer_links.review, name="reviewer_link"),
-    path(
-        "sitemap.xml",
-        sitemap_views.index,
-        {"sitemaps": SITEMAPS, "sitemap_url_name": "sitemap_section"},
-        name="sitemap",
-    ),
-    path("sitemap-<str:section>.xml", sitemap_views.sitemap, {"sitemaps": SITEMAPS}, name="sitemap_section"),
+    path("sitemap.xml", sitemaps.index, name="sitemap"),
+    path("sitemap-<str:section>.xml", sitemaps.section, name="sitemap_section"),
     path("robots.txt", home_views.robots_txt, name="robots_txt"),
     path("favicon.ico", home_views.favicon, name="favicon"),
     path("theme/", theme.choose_theme, name="theme"),

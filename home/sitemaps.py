@@ -7,13 +7,20 @@ a number; Wagtail's sitemap views hand each section the request. A section reads
 only, so its pages need no ``specific()`` pass.
 """
 
+from functools import cache
+
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
+from django.http import Http404
 from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
 
 from wagtail.contrib.sitemaps import Sitemap
+from wagtail.contrib.sitemaps import views as sitemap_views
 from wagtail.models import Page, get_page_models
 
+from .page_numbers import page_number
 from .public_pages import exclude_private
 
 
@@ -53,6 +60,7 @@ class PageTypeSitemap(Sitemap):
         return type(f"{model.__name__}Sitemap", (cls,), {"model": model})
 
 
+@cache
 def page_type_sitemaps() -> dict[str, type[PageTypeSitemap]]:
     """``{"<app>-<model>": section class}`` for every page type in the project (Wagtail's
     ``get_page_models``), Wagtail's base ``Page`` left out (the tree's root is no site page)."""
@@ -61,3 +69,22 @@ def page_type_sitemaps() -> dict[str, type[PageTypeSitemap]]:
         for model in get_page_models()
         if model is not Page and not model._meta.abstract
     }
+
+
+@csrf_exempt  # read-only: another method gets its 405, not a CSRF 403
+@require_safe
+def index(request):
+    """``/sitemap.xml``: the sitemap index (Django's view, through Wagtail's, which hands each
+    section the request)."""
+    return sitemap_views.index(request, page_type_sitemaps(), sitemap_url_name="sitemap_section")
+
+
+@csrf_exempt
+@require_safe
+def section(request, section: str):
+    """``/sitemap-<section>.xml?p=N``: one page of a section; 404 for an unknown section, a page
+    past the end, or a ``p`` that is not a plain page number (``home.page_numbers``: Django's
+    paginator would take ``+1`` or ``１`` as page 1) or is given twice."""
+    if "p" in request.GET and (len(request.GET.getlist("p")) > 1 or page_number(request.GET["p"]) is None):
+        raise Http404("No such sitemap page.")
+    return sitemap_views.sitemap(request, page_type_sitemaps(), section=section)

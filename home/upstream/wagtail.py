@@ -20,12 +20,15 @@ The StreamField form widget (``wagtail.blocks.BlockWidget``) reads the post with
 directly: a hand-made page edit or preview POST without ``body-count``, with a count that is not
 a whole number (``"abc"``, ``"1e3"``) or larger than the blocks sent, or without a block's
 ``-type``, ``-deleted`` or ``-order`` field raises KeyError or ValueError, and the editor answers
-500. A browser using Wagtail's own editor always sends them, so such a post is a bad request:
-``install()`` wraps the widget's ``value_from_datadict`` to raise Django's ``BadRequest`` (a 400
-response) for those errors instead. The page and its revisions are left as they were.
+500. A count that ``int()`` takes but the editor never sends (``-5``, ``+4``, ``٤``) or one
+smaller than the blocks sent makes Wagtail drop blocks without a word: the draft saved loses
+them. A browser using Wagtail's own editor always sends consistent management fields, so such
+a post is a bad request: ``install()`` wraps the widget's ``value_from_datadict`` to raise
+Django's ``BadRequest`` (a 400 response) instead. The page and its revisions are left as they were.
 """
 
 import json
+import re
 
 from django.core.exceptions import BadRequest, ValidationError
 
@@ -43,9 +46,29 @@ WAGTAIL_VALUE_FROM_DATADICT = BlockWidget.value_from_datadict
 MALFORMED_POST_ERRORS = (KeyError, ValueError, TypeError, OverflowError)
 
 
+# What Wagtail's editor sends as a block count: plain ASCII digits.
+_COUNT = re.compile(r"[0-9]{1,6}", re.ASCII)
+
+
+def check_block_counts(data, name: str) -> None:
+    """Raise ``BadRequest`` unless every ``<prefix>-count`` field of the StreamField ``name``
+    (its own and its nested lists' and streams') is plain digits and at least the number of
+    blocks sent under that prefix (``<prefix>-<n>-deleted`` fields, which every block has)."""
+    counts = [key for key in data if key.startswith(f"{name}-") and key.endswith("-count")]
+    for key in counts:
+        raw = data.get(key)
+        if not isinstance(raw, str) or not _COUNT.fullmatch(raw):
+            raise BadRequest(f"Malformed form data for the {name!r} field.")
+        child = re.compile(re.escape(key[: -len("count")]) + r"([0-9]+)-deleted")
+        if any((match := child.fullmatch(other)) and int(match[1]) >= int(raw) for other in data):
+            raise BadRequest(f"Malformed form data for the {name!r} field.")
+
+
 def value_from_datadict(widget: BlockWidget, data, files, name: str):
     """Wagtail's ``BlockWidget.value_from_datadict``; raises ``BadRequest`` (400) when the post
-    lacks a StreamField management field or has one that is not a whole number."""
+    lacks a StreamField management field, has one that is not a whole number, or has a count
+    that would drop blocks it sent (``check_block_counts``)."""
+    check_block_counts(data, name)
     try:
         return WAGTAIL_VALUE_FROM_DATADICT(widget, data, files, name)
     except MALFORMED_POST_ERRORS as error:

@@ -153,3 +153,20 @@ def inline_math(html):
     from blog.mathml import rich_text_with_math
 
     return rich_text_with_math(str(html))
+
+
+@register.filter
+def card_fragment_key(article, request=None) -> str:
+    """``{% wagtailcache %}``'s key for ``article``'s card served to ``request`` (``blog.fragments.card_key``)."""
+    from blog.fragments import card_key
+
+    return card_key(article, request)
+
+
+@register.filter
+def body_fragment_key(article, request=None) -> str:
+    """``{% wagtailcache %}``'s key for ``article``'s rendered body served to ``request``
+    (``blog.fragments.body_key``)."""
+    from blog.fragments import body_key
+
+    return body_key(article, request)

@@ -21,6 +21,10 @@ fragment is never read again (it expires from the cache); nothing is deleted on 
 
 import hashlib
 
+from django.core.cache import caches
+from django.core.cache.utils import make_template_fragment_key
+from django.db.models import prefetch_related_objects
+
 from wagtail.models import Site
 
 import pygments
@@ -92,3 +96,47 @@ def body_key(article, request=None) -> str:
         keys,
         fragments.versions(keys),
     )
+
+
+def card_fragment_cache_key(article, request, loading: str = "lazy", heading_level=3) -> str:
+    """The cache key ``{% wagtailcache %}`` stores ``article``'s grid card under in
+    ``components/article_card.html`` (Django's ``make_template_fragment_key`` with the tag's
+    ``vary_on`` values: the card key, ``loading``, ``heading_level``, and the three search-result
+    texts, empty in a grid). ``tests/test_performance_fragments.py`` checks that both agree."""
+    return make_template_fragment_key("article-card", [card_key(article, request), loading, heading_level, "", "", ""])
+
+
+def prefetch_grid_renditions(articles, request, first_eager: bool = False, heading_level=None) -> None:
+    """Fetch the image renditions of the cards in ``articles`` (as ``components/card_grid.html``
+    shows them) whose cached fragment is missing, in one query; the cached ones are not rendered,
+    so they need none. One cache round trip (``get_many``) for all the cards' fragments."""
+    articles = list(articles)
+    keys = [
+        card_fragment_cache_key(
+            article,
+            request,
+            loading="eager" if first_eager and index == 0 else "lazy",
+            heading_level=heading_level or 3,
+        )
+        for index, article in enumerate(articles)
+    ]
+    _prefetch_missing(list(zip(keys, articles, strict=True)), request)
+
+
+def prefetch_featured_renditions(article, request) -> None:
+    """``prefetch_grid_renditions`` for the featured card (``components/featured_article.html``)."""
+    key = make_template_fragment_key("featured-card", [card_key(article, request)])
+    _prefetch_missing([(key, article)], request)
+
+
+def _prefetch_missing(keyed_articles: list[tuple], request) -> None:
+    if request is None or getattr(request, "is_preview", False):  # no fragments: every card renders
+        missing = [article for _key, article in keyed_articles]
+    else:
+        # The cache {% wagtailcache %} uses: "template_fragments" if configured, else "default".
+        alias = "template_fragments" if "template_fragments" in caches else "default"
+        found = caches[alias].get_many([key for key, _article in keyed_articles])
+        missing = [article for key, article in keyed_articles if key not in found]
+    images = [article.image for article in missing if article.image is not None]
+    if images:
+        prefetch_related_objects(images, "renditions")

@@ -235,3 +235,30 @@ def test_reviewer_links_never_read_or_write_fragments(client, demo, fragments, e
     assert response.status_code == 200
     assert "A summary only reviewers see" in response.content.decode()
     assert fragments.read == [] and fragments.stored == []
+
+
+@pytest.mark.parametrize("path", ["/", "/blog/", "/blog/gpu-costs/", "article", "author"])
+def test_the_grid_fetches_renditions_only_for_cards_not_cached(client, demo, path, django_assert_num_queries):
+    """The keys the grid looks up (``blog.fragments.card_fragment_cache_key``) are those the card
+    template stores: with every card cached, a listing runs no renditions query."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if path == "article":
+        path = demo.articles[0].url
+    elif path == "author":
+        author = demo.articles[0].authors.first()
+        path = f"/blog/authors/{author.slug}/"
+    get(client, path)
+    with CaptureQueriesContext(connection) as warm:
+        get(client, path)
+    renditions = [query["sql"] for query in warm.captured_queries if "siterendition" in query["sql"]]
+    if path == demo.articles[0].url:
+        assert len(renditions) == 1  # the hero picture and the author photos, outside the fragments
+    else:
+        assert renditions == []
+    cache = caches["default"]
+    cache.clear()
+    with CaptureQueriesContext(connection) as cold:
+        get(client, path)
+    assert len([query for query in cold.captured_queries if "siterendition" in query["sql"]]) >= 1

@@ -16,10 +16,12 @@ fragment is never read again (it expires from the cache); nothing is deleted on 
   rich-text links print their target's URL (or plain text once it is unpublished) and figures
   their image's renditions.
 - Both: the Wagtail site's root URL (links are relative on their own site, absolute on another),
-  and ``FRAGMENT_VERSION`` with the Pygments version (code highlighting).
+  ``CODE_VERSION`` (a digest of the templates and modules that render them, read once per
+  process, and ``FRAGMENT_VERSION``) and, for bodies, the Pygments version (code highlighting).
 """
 
 import hashlib
+from pathlib import Path
 
 from django.core.cache import caches
 from django.core.cache.utils import make_template_fragment_key
@@ -31,8 +33,25 @@ import pygments
 
 from home.caching import fragments
 
-# Change this when a fragment's template or the code that renders it changes what it prints.
+# Change this when code outside ``_RENDERING_FILES`` changes what a fragment prints.
 FRAGMENT_VERSION = "1"
+# The templates and modules that render cards and bodies, relative to the project root: their
+# contents are part of every key, so a deployment that changes one never serves old fragments.
+_RENDERING_FILES = ("templates/components", "blog/blocks.py", "blog/mathml.py", "blog/fragments.py")
+
+
+def _code_version() -> str:
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(FRAGMENT_VERSION.encode())
+    for name in _RENDERING_FILES:
+        path = root / name
+        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if file.is_file():
+                digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+CODE_VERSION = _code_version()
 
 
 def _digest(*parts) -> str:
@@ -61,7 +80,7 @@ def card_key(article, request=None) -> str:
     """The fragment key (a hex digest) of ``article``'s card (an ArticlePage with its card relations
     prefetched) as served to ``request``. No query once the relations are prefetched."""
     return _digest(
-        FRAGMENT_VERSION,
+        CODE_VERSION,
         _site_root(request),
         article.pk,
         article.live_revision_id,
@@ -88,7 +107,7 @@ def body_key(article, request=None) -> str:
         *(fragments.object_key(model, pk) for model, pk in references),
     ]
     return _digest(
-        FRAGMENT_VERSION,
+        CODE_VERSION,
         pygments.__version__,
         _site_root(request),
         article.pk,

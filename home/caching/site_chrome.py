@@ -110,5 +110,7 @@ def attach_site(request) -> None:
         host = request.get_host()  # a host outside ALLOWED_HOSTS gets its 400 from Django later
     except DisallowedHost:
         return
+    # Wagtail matches the raw Host header; get_host() is that header, validated, while
+    # USE_X_FORWARDED_HOST is off (it is: config/settings/base.py never sets it).
     site = memoized(("site", host.lower(), request.get_port()), lambda: Site.find_for_request(request))
     request._wagtail_site = site

@@ -65,12 +65,15 @@ def listed_count(key: tuple, queryset) -> int:
 CARD_PREFETCHES = ("topics", "authors", "image__renditions")
 
 
-def prefetch_cards(articles, author_photos: bool = False):
+def prefetch_cards(articles, author_photos: bool = False, renditions_for=None):
     """Fetch what cards need (topics, authors, image renditions) for ``articles``, an iterable of
     ArticlePage instances (other page types are skipped), in one query per relation. Returns the
     articles as a list. Use it when cards come from several querysets (featured + a page of posts,
     search results) so the relations are fetched once for all of them. ``author_photos``: also the
-    authors' photos, their renditions fetched in the same query as the cards' (the article page)."""
+    authors' photos, their renditions fetched in the same query as the cards' (the article page).
+    ``renditions_for``: the articles whose image renditions to fetch (default: all of them); cards
+    shown through ``components/card_grid.html`` are left out, as the grid fetches renditions only
+    for the cards whose cached fragment is missing (``blog.fragments.prefetch_grid_renditions``)."""
     from .models import ArticlePage, live_authors
 
     articles = list(articles)
@@ -80,8 +83,10 @@ def prefetch_cards(articles, author_photos: bool = False):
     # Only live authors: a new author waiting for review is not credited yet.
     authors = live_authors().select_related("photo") if author_photos else live_authors()
     prefetch_related_objects(cards, "topics", Prefetch("authors", queryset=authors))
-    images = [card.image for card in cards if card.image is not None]
+    with_renditions = cards if renditions_for is None else [card for card in cards if card in renditions_for]
+    images = [card.image for card in with_renditions if card.image is not None]
     if author_photos:
         images += [author.photo for card in cards for author in card.authors.all() if author.photo is not None]
-    prefetch_related_objects(images, "renditions")
+    if images:
+        prefetch_related_objects(images, "renditions")
     return articles

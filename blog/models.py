@@ -198,7 +198,8 @@ class ListingMixin:
             featured = ArticlePage.objects.listed().filter(pk=featured_pk).first()
         # Every article of the listing; without a featured article, the cards are all of them.
         listed = listed_count((type(self).__name__, self.pk), articles) if featured_pk else None
-        prefetch_cards([*page_of_posts.object_list, *([featured] if featured else [])])
+        # The grid fetches its cards' renditions itself, for cards not cached (blog/fragments.py).
+        prefetch_cards([*page_of_posts.object_list, *([featured] if featured else [])], renditions_for=[])
         if blog_index == self:
             all_posts_count = page_of_posts.paginator.count if listed is None else listed
         elif blog_index:
@@ -376,7 +377,7 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         author = get_object_or_404(live_authors().select_related("photo"), slug=slug)
         articles = ArticlePage.objects.listed().child_of(self).filter(authors=author)
         posts = paginate_listing(request, articles, count_key=("author", self.pk, author.pk))
-        posts.object_list = prefetch_cards(posts.object_list)
+        posts.object_list = prefetch_cards(posts.object_list, renditions_for=[])
         url = (self.url or "") + self.reverse_subpage("author", kwargs={"slug": author.slug})
         return TemplateResponse(
             request,
@@ -716,10 +717,10 @@ class ArticlePage(BasePage):
         related = list(self.get_related_articles())
         if getattr(request, "is_preview", False):
             # A preview's topics and authors are the draft's, in memory: never replace them.
-            prefetch_cards(related)
+            prefetch_cards(related, renditions_for=[])
         else:
             # One query per relation for this article and its related cards together.
-            prefetch_cards([self, *related], author_photos=True)
+            prefetch_cards([self, *related], author_photos=True, renditions_for=[self])
         context["related_articles"] = related
         context["older_article"], context["newer_article"] = self.get_adjacent_articles()
         return context

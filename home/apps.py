@@ -8,7 +8,9 @@ class HomeConfig(AppConfig):
 
     def ready(self):
         from . import upstream
+        from .caching import fragments
         from .caching import invalidation as cache_invalidation
 
         cache_invalidation.connect()
+        fragments.connect()
         upstream.install()

@@ -38,10 +38,14 @@ def home_blog_index(home):
 @register.simple_tag
 def latest_articles(home, count):
     """The ``count`` newest articles under ``home`` (its site's articles only) that readers can
-    see, with what their cards show prefetched (a list; empty when ``count`` is 0)."""
+    see, with their topics and authors prefetched (a list; empty when ``count`` is 0). Their
+    renditions are fetched by the card grid, for the cards not cached (``blog.fragments``)."""
+    from blog.listings import prefetch_cards
     from blog.models import ArticlePage
 
-    return list(ArticlePage.objects.for_listing().descendant_of(home)[:count]) if count else []
+    if not count:
+        return []
+    return prefetch_cards(ArticlePage.objects.listed().descendant_of(home)[:count], renditions_for=[])
 
 
 def _blog_index(request, context=None):
@@ -153,3 +157,41 @@ def inline_math(html):
     from blog.mathml import rich_text_with_math
 
     return rich_text_with_math(str(html))
+
+
+@register.filter
+def card_fragment_key(article, request=None) -> str:
+    """``{% wagtailcache %}``'s key for ``article``'s card served to ``request`` (``blog.fragments.card_key``)."""
+    from blog.fragments import card_key
+
+    return card_key(article, request)
+
+
+@register.filter
+def body_fragment_key(article, request=None) -> str:
+    """``{% wagtailcache %}``'s key for ``article``'s rendered body served to ``request``
+    (``blog.fragments.body_key``)."""
+    from blog.fragments import body_key
+
+    return body_key(article, request)
+
+
+@register.simple_tag(takes_context=True)
+def prefetch_grid_renditions(context, articles, first_eager=False, heading_level=None) -> str:
+    """Fetch, in one query, the image renditions of the cards in ``articles`` (as
+    ``components/card_grid.html`` shows them) whose cached fragment is missing; prints nothing
+    (``blog.fragments.prefetch_grid_renditions``)."""
+    from blog.fragments import prefetch_grid_renditions as prefetch
+
+    prefetch(articles, context.get("request"), first_eager=bool(first_eager), heading_level=heading_level)
+    return ""
+
+
+@register.simple_tag(takes_context=True)
+def prefetch_featured_renditions(context, article) -> str:
+    """The featured card's renditions, fetched only if its cached fragment is missing; prints
+    nothing (``blog.fragments.prefetch_featured_renditions``)."""
+    from blog.fragments import prefetch_featured_renditions as prefetch
+
+    prefetch(article, context.get("request"))
+    return ""

@@ -30,7 +30,6 @@ import threading
 
 from django.conf import settings
 from django.db import connection
-from django.http.request import split_domain_port
 
 # Keys are per site, listing, author or parent page, so a site has a few dozen; the bound keeps
 # a flood of odd requests (unknown hosts, many authors' pages) from growing the memo unchecked.
@@ -92,8 +91,15 @@ def memoized(key, build):
 
 
 def attach_site(request) -> None:
-    """Give ``request`` its Wagtail ``Site`` (with the root page) from the memo, where Wagtail's
-    ``Site.find_for_request`` looks first; it is matched on the raw host and port, as Wagtail does."""
+    """Give ``request`` the Wagtail ``Site`` serving its host and port, found once per generation
+    with Wagtail's public ``Site.find_for_request`` and remembered here.
+
+    The one private name left: Wagtail keeps the site it found on ``request._wagtail_site`` and
+    offers no public way to hand it one, so this sets that attribute (a write, never a read). Without
+    it every rendered page runs two more queries (the site and its root page), which puts the
+    article page at the 10-query ceiling (docs/upstream.md, "Wagtail: no way to give
+    Site.find_for_request a known site").
+    """
     if not is_active():
         return
     from django.core.exceptions import DisallowedHost
@@ -101,8 +107,10 @@ def attach_site(request) -> None:
     from wagtail.models import Site
 
     try:
-        request.get_host()  # a host outside ALLOWED_HOSTS gets its 400 from Django later
+        host = request.get_host()  # a host outside ALLOWED_HOSTS gets its 400 from Django later
     except DisallowedHost:
         return
-    hostname, port = split_domain_port(request._get_raw_host())[0], request.get_port()
-    request._wagtail_site = memoized(("site", hostname, port), lambda: Site._find_for_request(request))
+    # Wagtail matches the raw Host header; get_host() is that header, validated, while
+    # USE_X_FORWARDED_HOST is off (it is: config/settings/base.py never sets it).
+    site = memoized(("site", host.lower(), request.get_port()), lambda: Site.find_for_request(request))
+    request._wagtail_site = site

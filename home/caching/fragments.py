@@ -1,0 +1,90 @@
+"""Versions of the things a cached template fragment shows, so that its key changes with them.
+
+Rendered fragments (an article's card, its body, the site chrome) are cached with Wagtail's
+preview-aware ``{% wagtailcache %}`` tag on Django's cache, keyed by what they show
+(``blog/fragments.py``). Most of that is at hand when the fragment is rendered (the page's live
+revision, its prefetched image, topics and authors). What a StreamField body *refers to* is not:
+the pages its rich-text links point at and the images its blocks show are loaded while the body
+renders, which is what the cache saves. For those, this module keeps one version token per object
+in Django's cache (``fragments:version:<app.model>:<pk>``), replaced whenever the object is saved
+or deleted, and read for all of a fragment's references in one round trip (``versions``).
+
+A missing token (never set, or evicted) is created on read, so a fragment keyed on an evicted
+token is never served again. A page move or slug change alters the URL of every page below it,
+so it replaces the site-wide ``fragments:version:urls`` token that every link-bearing fragment
+includes, instead of one token per descendant.
+
+Tokens are replaced at once and again after the transaction commits (as the page cache's
+generation, ``home.caching.invalidation``): a reader rendering between the two would otherwise
+cache the pre-commit state under the new token.
+
+Independent of ``PAGE_CACHE_SECONDS``: with the full-page cache off, fragments stay cached.
+"""
+
+import uuid
+from collections.abc import Iterable
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Model
+from django.db.models.signals import post_delete, post_save
+
+from wagtail.images.models import AbstractImage
+from wagtail.models import Page
+from wagtail.signals import page_published, page_slug_changed, page_unpublished, post_page_move
+
+VERSION_PREFIX = "fragments:version:"
+URLS_KEY = VERSION_PREFIX + "urls"
+# Fragments are keyed by content, so a new version is a new key; this bounds how long an unused
+# one stays in a cache without an eviction policy of its own (Redis without maxmemory).
+FRAGMENT_SECONDS = 7 * 24 * 3600
+
+
+def object_key(model: type[Model], pk) -> str:
+    """The cache key of the version token of one object (``model`` instance with ``pk``); pages
+    of every type share Wagtail's ``Page`` label, as references to them name ``Page``."""
+    if issubclass(model, Page):
+        model = Page
+    return f"{VERSION_PREFIX}{model._meta.label_lower}:{pk}"
+
+
+def versions(keys: Iterable[str]) -> list[str]:
+    """The version tokens under ``keys`` (from ``object_key``, or ``URLS_KEY``), in that order, in
+    one cache round trip (plus one to store the tokens that were missing)."""
+    keys = list(keys)
+    found = cache.get_many(keys)
+    missing = {key: uuid.uuid4().hex for key in keys if key not in found}
+    if missing:
+        cache.set_many(missing, FRAGMENT_SECONDS)
+        found.update(missing)
+    return [found[key] for key in keys]
+
+
+def _replace(keys: list[str]) -> None:
+    cache.delete_many(keys)  # the next read makes new tokens
+
+    def after_commit():
+        cache.delete_many(keys)
+
+    transaction.on_commit(after_commit)
+
+
+def _on_object_change(sender, instance, **kwargs):
+    if isinstance(instance, (Page, AbstractImage)):
+        _replace([object_key(type(instance), instance.pk)])
+
+
+def _on_urls_change(sender, instance, **kwargs):
+    _replace([URLS_KEY, object_key(type(instance), instance.pk)])
+
+
+def connect() -> None:
+    """Replace the version token of a page or image when it is saved, deleted, published or
+    unpublished, and the site-wide URL token when a page moves or changes its slug (called from
+    HomeConfig.ready)."""
+    post_save.connect(_on_object_change, dispatch_uid="fragments-save")
+    post_delete.connect(_on_object_change, dispatch_uid="fragments-delete")
+    page_published.connect(_on_object_change, dispatch_uid="fragments-published")
+    page_unpublished.connect(_on_object_change, dispatch_uid="fragments-unpublished")
+    post_page_move.connect(_on_urls_change, dispatch_uid="fragments-moved")
+    page_slug_changed.connect(_on_urls_change, dispatch_uid="fragments-slug-changed")

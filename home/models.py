@@ -46,7 +46,25 @@ class SiteImage(AbstractImage):
         help_text="What the image shows, for readers who cannot see it (the default alt text).",
     )
 
+    # Frames in the file (1 for a still image), counted at upload by home.image_uploads: an
+    # animated image is served as uploaded, since Willow's Pillow backend keeps only the first
+    # frame in renditions (docs/images.md).
+    frame_count = models.PositiveIntegerField(default=1, editable=False)
+
     admin_form_fields = Image.admin_form_fields
+
+    @property
+    def is_animated(self) -> bool:
+        """Whether the file has more than one frame (animated GIF, WebP or PNG)."""
+        return self.frame_count > 1
+
+    @property
+    def renditions_in_request(self) -> bool:
+        """Whether a page may make this image's missing renditions while a reader waits: not for
+        one of more than ``settings.IMAGE_RENDITIONS_IN_REQUEST_MAX_PIXELS`` pixels, whose
+        renditions the background worker makes (home.image_renditions)."""
+        limit = getattr(settings, "IMAGE_RENDITIONS_IN_REQUEST_MAX_PIXELS", None)
+        return not limit or (self.width or 0) * (self.height or 0) <= limit
 
     class Meta(AbstractImage.Meta):
         verbose_name = "image"

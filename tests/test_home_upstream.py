@@ -3,10 +3,12 @@ missing setting still exists, so that an upgrade that fixes it fails here and th
 deleted (docs/upstream.md has the issue texts)."""
 
 import inspect
+import io
 
 from django.core.exceptions import ValidationError
 
 import pytest
+from PIL import ExifTags, Image
 from willow.plugins.pillow import PillowImage
 
 from home.upstream import wagtail as upstream_wagtail
@@ -21,6 +23,19 @@ def test_willow_save_as_avif_still_has_no_speed_parameter():
 
 def test_our_avif_operation_is_installed():
     assert PillowImage.save_as_avif is willow.save_as_avif
+
+
+def test_willow_still_copies_the_source_exif_into_renditions():
+    """Willow's ``get_exif_data`` feeds the source's EXIF to its JPEG and PNG writers; once it no
+    longer does, drop ``no_exif_data`` from home/upstream/willow.py."""
+    exif = Image.Exif()
+    exif[ExifTags.Base.Model] = "Camera"
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(buffer, "JPEG", exif=exif.tobytes())
+    buffer.seek(0)
+    with Image.open(buffer) as source:
+        assert willow.WILLOW_GET_EXIF_DATA(PillowImage(source))
+    assert PillowImage.get_exif_data is willow.no_exif_data
 
 
 def test_wagtail_streamfield_post_without_its_count_still_raises():

@@ -379,7 +379,20 @@ WAGTAILDOCS_SERVE_METHOD = "serve_view"
 WAGTAILDOCS_INLINE_CONTENT_TYPES = []
 WAGTAILDOCS_BLOCK_EMBEDDED_CONTENT = True
 WAGTAILIMAGES_MAX_UPLOAD_SIZE = 10 * 1024 * 1024
-WAGTAILIMAGES_MAX_IMAGE_PIXELS = 40_000_000
+# Pixel budgets (home/image_uploads/checks.py, docs/images.md). One frame (a still image) may have
+# 40 megapixels, more than a 36 MP full-frame camera or a 24 MP phone gives, and under Pillow's
+# 89.5 MP decompression-bomb warning. Wagtail's limit counts width x height x frames: 120 MP is an
+# ordinary animation (1200x630 x 100 frames = 75.6 MP) with room to spare, and decoding it at
+# upload takes about as long as one 40 MP photo.
+IMAGE_MAX_FRAME_PIXELS = 40_000_000
+WAGTAILIMAGES_MAX_IMAGE_PIXELS = 120_000_000
+# "Very large": an image of more pixels has its missing renditions made by the background worker
+# (home/image_renditions.py), and a page shows the original, scaled by the browser, until then.
+# Source: benchmark of the ten card/hero/social renditions (blog/renditions.py) on this project's
+# 2-core machine (Pillow 13, AVIF speed 8): 0.9 s of CPU for a 1.4 MP image, 2.4 s for a 12 MP
+# one (4000x3000, a phone photo), 6.7 s for 36 MP (8000x4500); 12 MP keeps a request under about
+# three seconds.
+IMAGE_RENDITIONS_IN_REQUEST_MAX_PIXELS = 12_000_000
 # Raster formats only: SVG can carry script and is not accepted.
 WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "webp"]
 # Renditions are offered as AVIF, then WebP, then PNG (the {% picture %} tags). On the site's

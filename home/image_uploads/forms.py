@@ -37,6 +37,7 @@ class SiteImageForm(ReviewedMediaChangeMixin, ImageUploadForm):
         file = self.cleaned_data.get("file")
         image = getattr(file, "image", None)  # set by WagtailImageField on a new upload
         if image is not None:
+            self.instance.frame_count = getattr(file, "frame_count", 1)  # set by CheckedImageField
             width, height = displayed_size(file, image.get_size())
             message = too_small_message(
                 width, height, LIBRARY_MIN_SIZE, "the image library, whose images must fill a social sharing crop"

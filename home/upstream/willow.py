@@ -1,4 +1,5 @@
-"""Willow: AVIF renditions with a chosen encoder speed (docs/upstream.md, "Willow: AVIF encoder speed").
+"""Willow: AVIF renditions with a chosen encoder speed, and renditions without the source's EXIF
+(docs/upstream.md, "Willow: AVIF encoder speed" and "Willow: EXIF copied into renditions").
 
 Willow (Wagtail's image library) saves AVIF with Pillow's default libavif speed, 6, and offers
 no setting for it. On the site's 1200x675 card illustrations speed 6 took about six times the
@@ -51,9 +52,24 @@ def save_as_avif(image: PillowImage, f, quality: int = 80, lossless: bool = Fals
     return AvifImageFile(f)
 
 
+# Willow's own operation, kept before ``install`` replaces it (tests/test_home_upstream.py checks
+# that it still returns the source's EXIF block).
+WILLOW_GET_EXIF_DATA = PillowImage.get_exif_data
+
+
+def no_exif_data(image: PillowImage) -> None:
+    """No EXIF block for renditions: Willow's ``save_as_jpeg`` and ``save_as_png`` write whatever
+    ``get_exif_data`` returns, which is the source's whole block (camera, serial number, GPS
+    position). Renditions are turned upright first (``auto_orient``), so the orientation tag, the
+    one EXIF field a browser uses, is not needed either. Willow has no setting for this."""
+    return None
+
+
 def install():
     """Replace Willow's ``save_as_avif`` for Pillow images (called from ``home.upstream.install``): in its
     registry, for images converted to PillowImage, and on the class itself, because an image that
     already is a PillowImage finds the method by plain attribute lookup."""
     registry.register_operation(PillowImage, "save_as_avif", save_as_avif)
     PillowImage.save_as_avif = save_as_avif
+    registry.register_operation(PillowImage, "get_exif_data", no_exif_data)
+    PillowImage.get_exif_data = no_exif_data

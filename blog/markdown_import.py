@@ -1014,7 +1014,7 @@ def _content(page: ArticlePage) -> tuple:
 
 
 def comparable_body(body) -> list:
-    """A StreamField value as ``[(type, value)]`` of stored data, without block ids and with
+    """A StreamField value as ``[(type, value)]`` of stored data, without block and list item ids and with
     rich text ``data-block-key`` attributes removed: two bodies equal here render the same. Both
     sides pass through the body block, so a field added since a body was stored reads as its
     default on either side."""
@@ -1034,6 +1034,8 @@ def _without_block_keys(value):
         return ""  # an optional text block stored as null renders as an empty one
     if isinstance(value, str):
         return re.sub(r' data-block-key="[^"]*"', "", value)
+    if isinstance(value, dict) and set(value) == {"type", "value", "id"} and value["type"] == "item":
+        return _without_block_keys(value["value"])  # a ListBlock item: its id is not content
     if isinstance(value, dict):
         return {key: _without_block_keys(item) for key, item in value.items()}
     if isinstance(value, list):

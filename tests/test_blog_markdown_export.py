@@ -34,7 +34,8 @@ def test_round_trip_over_every_block_type(demo):
     article = make_every_block_article(demo.blog, demo.topics["gpu-costs"])
     original, read_back = round_trip(article)
     assert read_back == original
-    assert {kind for kind, _value in read_back} >= {"math", "embed", "cta", "key_figure", "callout", "table"}
+    kinds = {kind for kind, _value in read_back}
+    assert kinds >= {"math", "embed", "cta", "key_figure", "callout", "table", "chart", "footnotes"}
 
 
 @pytest.mark.django_db

@@ -290,3 +290,62 @@ def test_revisions_compare_shows_chart_and_note_changes(client, demo, editor, ev
     assert response.status_code == 200
     content = response.content.decode()
     assert "Renamedchart" in content and "Notebooks" in content and "Changednote" in content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "action", "words"),
+    [
+        ([("chart", chart_value(data="Batch,p50\n1,fast"))], None, "is not a number"),
+        ([("chart", chart_value(series="p75"))], None, "No column named"),
+        ([("chart", chart_value(data="Batch,p50\n1,2,3"))], "submit", "Line 2 has 3 values"),
+        ([("paragraph", "<p>See[^nowhere].</p>")], "submit", "no note has that label"),
+    ],
+)
+def test_the_editor_shows_bad_charts_and_references_as_form_errors_and_saves_nothing(
+    client, demo, editor, body, action, words
+):
+    from django.utils.html import escape
+
+    from wagtail.models import Revision
+    from wagtail.test.utils.form_data import rich_text
+
+    from .admin_forms import article_form_data
+
+    body = [(kind, rich_text(value) if kind == "paragraph" else value) for kind, value in body]
+    article = demo.articles[2]
+    revisions = Revision.objects.filter(object_id=str(article.pk)).count()
+    client.force_login(editor)
+    response = client.post(
+        reverse("wagtailadmin_pages:edit", args=(article.pk,)),
+        article_form_data(article.slug, body=body, action=action),
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "could not be" in html and "validation errors" in html
+    assert escape(words) in html or words in html
+    assert Revision.objects.filter(object_id=str(article.pk)).count() == revisions
+
+
+@pytest.mark.django_db
+def test_the_editor_saves_a_good_chart(client, demo, editor):
+    from .admin_forms import article_form_data
+
+    article = demo.articles[2]
+    client.force_login(editor)
+    response = client.post(
+        reverse("wagtailadmin_pages:edit", args=(article.pk,)),
+        article_form_data(article.slug, body=[("chart", chart_value(data="Batch,p50,p99\r\n1,10,30\r\n8,12,41\r\n"))]),
+    )
+    assert response.status_code == 302
+    draft = ArticlePage.objects.get(pk=article.pk).get_latest_revision_as_object()
+    assert draft.body[0].value["data"] == "Batch,p50,p99\n1,10,30\n8,12,41"
+
+
+def test_chart_colours_come_from_the_theme_so_dark_mode_recolours_them():
+    from pathlib import Path
+
+    css = (Path(__file__).resolve().parent.parent / "static/css/site.css").read_text()
+    for rule in (".chart__s0 {", ".chart__s1 {", ".chart__text {", ".chart__grid {", ".chart__axis {"):
+        declaration = css.split(rule, 1)[1].split("}", 1)[0]
+        assert "var(--" in declaration, rule

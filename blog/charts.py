@@ -29,7 +29,7 @@ MAX_POINTS = 2000
 # with labels, fit well within it).
 MAX_DATA_LENGTH = 100_000
 MAX_COLUMNS = 13  # a label column and up to 12 series, like TABLE_MAX_COLUMNS
-MAX_SERIES_SHOWN = 6  # more colours than this cannot be told apart in print
+MAX_SERIES_SHOWN = 4  # more colours than this cannot be told apart in print
 
 CHART_KINDS = [
     ("bar", "Bar"),
@@ -39,9 +39,9 @@ CHART_KINDS = [
 ]
 _KIND_LABELS = dict(CHART_KINDS)
 
-# Fallback colours (the light theme's --blue, --red, --ink-soft, --muted and two mixes); the
-# stylesheet's .chart__s0 ... .chart__s5 rules override them with the theme's custom properties.
-_SERIES_COLOURS = ["#1f5eff", "#c8333a", "#3b4252", "#5b6475", "#0f3fc0", "#8a2328"]
+# Fallback colours (the light theme's --blue, --red, --muted and --ink); the
+# stylesheet's .chart__s0 ... .chart__s3 rules override them with the theme's custom properties.
+_SERIES_COLOURS = ["#1f5eff", "#c8333a", "#5b6475", "#14171f"]
 
 WIDTH, HEIGHT = 640, 360
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 16, 56

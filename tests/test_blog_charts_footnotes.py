@@ -346,6 +346,6 @@ def test_chart_colours_come_from_the_theme_so_dark_mode_recolours_them():
     from pathlib import Path
 
     css = (Path(__file__).resolve().parent.parent / "static/css/site.css").read_text()
-    for rule in (".chart__s0 {", ".chart__s1 {", ".chart__text {", ".chart__grid {", ".chart__axis {"):
+    for rule in (".chart__s0{", ".chart__s1{", ".chart__text{", ".chart__grid{", ".chart__axis{"):
         declaration = css.split(rule, 1)[1].split("}", 1)[0]
         assert "var(--" in declaration, rule

@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.forms.utils import ErrorList
 from django.utils.html import escape, format_html, format_html_join, strip_tags
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -22,6 +23,7 @@ from wagtail.admin.compare import (
     diff_text,
     get_comparison_class_for_block,
 )
+from wagtail.blocks.stream_block import StreamBlockValidationError
 from wagtail.blocks.struct_block import StructBlockValidationError
 from wagtail.contrib.table_block.blocks import TableBlock
 from wagtail.embeds.blocks import EmbedBlock
@@ -36,6 +38,15 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
+from blog.charts import CHART_KINDS, ChartProblem, chart_summary, csv_data_uri, parse_chart, render_svg
+from blog.footnotes import (
+    FOOTNOTE_LABEL,
+    FOOTNOTES_HEADING_ID,
+    body_notes,
+    footnote_anchor,
+    order_problem,
+    reference_anchor,
+)
 from blog.mathml import latex_problem, latex_to_mathml, rich_text_math_problems
 from home.links import validate_link
 from home.rich_text_safety import SafeRichTextBlock
@@ -141,6 +152,7 @@ RESERVED_IDS = frozenset(
         "search-page-query",
         "search-sort",
         "site-search-query",
+        FOOTNOTES_HEADING_ID,
     }
 )
 
@@ -318,6 +330,11 @@ class ParagraphBlock(ArticleRichTextBlock):
             "<p>Idle GPU-hours cost the same as busy ones: the bill counts <b>paid hours</b>, "
             "not <i>useful</i> ones.</p>"
         )
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["footnotes"] = (parent_context or {}).get("footnotes")  # see footnote_references
+        return context
 
 
 class ExistingImageChooserBlock(ImageChooserBlock):
@@ -687,6 +704,11 @@ class CalloutBlock(blocks.StructBlock):
             "text": "<p>Measure cost per <b>delivered</b> token, not per billed hour.</p>",
         }
 
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["footnotes"] = (parent_context or {}).get("footnotes")  # see footnote_references
+        return context
+
 
 class KeyFigureBlock(blocks.StructBlock):
     """One number the article turns on, e.g. "5.7 points to break even".
@@ -909,6 +931,214 @@ def math_block_mathml(latex: str):
         return format_html("<code>{}</code>", latex)
 
 
+# Axis titles and units: short, as on a printed figure.
+_AXIS_TEXT = {"max_length": 60, "required": False}
+
+
+class ChartBlock(blocks.StructBlock):
+    """A bar, grouped bar, line or scatter chart of pasted CSV/TSV data, drawn on the server as
+    an accessible SVG (``blog.charts``), with its data as a table and a CSV download.
+
+    Value: ``{"title", "kind" (a ``blog.charts.CHART_KINDS`` value), "data" (CSV/TSV text: a
+    header row, then one row per point; the first column labels or x values), "series" (column
+    names to show, comma-separated; blank: all), "x_title", "x_unit", "y_title", "y_unit",
+    "summary"}``, all str. ``clean`` refuses data the chart cannot show (``blog.charts.parse_chart``:
+    numbers, column counts, at most ``blog.charts.MAX_POINTS`` values, at least one series),
+    each as an error on the field to fix.
+    """
+
+    title = blocks.CharBlock(max_length=160, help_text="What the chart shows, e.g. 'Busy vs idle GPU-hours'.")
+    kind = blocks.ChoiceBlock(choices=CHART_KINDS, default="bar", search_index=False)
+    data = blocks.TextBlock(
+        rows=8,
+        search_index=False,  # numbers; the column names are indexed by get_searchable_content
+        help_text="Paste CSV or TSV (from a spreadsheet): a header row, then one row per point. "
+        "The first column holds the labels (numbers for line and scatter charts).",
+    )
+    series = blocks.CharBlock(
+        required=False,
+        max_length=300,
+        search_index=False,
+        help_text="Columns to show, separated by commas. Leave blank to show every column after the first.",
+    )
+    x_title = blocks.CharBlock(label="X axis title", **_AXIS_TEXT)
+    x_unit = blocks.CharBlock(label="X axis unit", search_index=False, **_AXIS_TEXT)
+    y_title = blocks.CharBlock(label="Y axis title", **_AXIS_TEXT)
+    y_unit = blocks.CharBlock(label="Y axis unit", search_index=False, **_AXIS_TEXT)
+    summary = blocks.CharBlock(
+        required=False,
+        max_length=500,
+        help_text="Optional: the point of the chart in a sentence. A description of the data is added.",
+    )
+
+    class Meta:
+        icon = "table"
+        template = "components/streamfield/blocks/chart_block.html"
+        description = "A bar, line or scatter chart of pasted CSV data, with the data as a table."
+        preview_value = {
+            "title": "Where the GPU-hours go",
+            "kind": "grouped_bar",
+            "data": "Cluster,Busy,Idle\nTraining,71,29\nInference,38,62\nNotebooks,12,88",
+            "series": "",
+            "x_title": "Cluster",
+            "x_unit": "",
+            "y_title": "Share of paid hours",
+            "y_unit": "%",
+            "summary": "Notebooks sit idle most of the hours they are paid for.",
+        }
+        form_classname = "struct-block chart-block"
+
+    def clean(self, value):
+        value = super().clean(value)
+        # Pasted data arrives with the browser's line ends; stored with "\n" and no blank edges.
+        value["data"] = "\n".join(line.rstrip() for line in (value.get("data") or "").splitlines()).strip("\n")
+        if self.is_deferred_validation and not value["data"].strip():
+            return value  # a draft may keep a chart without its data yet
+        try:
+            parse_chart(value["kind"], value["data"], value.get("series") or "")
+        except ChartProblem as problem:
+            raise StructBlockValidationError(block_errors={problem.field: ValidationError(problem.message)}) from None
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context.update(chart_context(value))
+        return context
+
+    def get_api_representation(self, value, context=None):
+        """The stored fields, plus ``"table"``: ``{"header": [str], "rows": [[str]]}`` and the
+        generated ``"description"`` (None for both when stored data no longer parses)."""
+        representation = super().get_api_representation(value, context=context)
+        parsed = chart_context(value)
+        chart = parsed.get("chart")
+        representation["table"] = {"header": chart.header, "rows": chart.rows} if chart else None
+        representation["description"] = parsed.get("description")
+        return representation
+
+    def get_searchable_content(self, value):
+        content = super().get_searchable_content(value)
+        header = (value.get("data") or "").splitlines()[:1]
+        return content + [cell.strip() for cell in re.split(r"[\t,]", header[0])] if header else content
+
+
+def chart_context(value) -> dict:
+    """What the chart template needs: ``chart`` (``blog.charts.Chart``), ``svg``, ``description``
+    and ``csv_uri``; or only ``problem`` (str) when the stored data does not parse (a draft)."""
+    axes = {key: value.get(key) or "" for key in ("x_title", "x_unit", "y_title", "y_unit")}
+    try:
+        chart = parse_chart(value.get("kind") or "bar", value.get("data") or "", value.get("series") or "")
+    except ChartProblem as problem:
+        return {"problem": problem.message}
+    description = " ".join(part for part in (value.get("summary") or "", chart_summary(chart, **axes)) if part)
+    svg = render_svg(chart, title=value.get("title") or "Chart", description=description, **axes)
+    return {
+        "chart": chart,
+        "svg": mark_safe(svg),  # noqa: S308 - blog.charts escapes every text it writes
+        "description": description,
+        "csv_uri": csv_data_uri(chart),
+        "csv_name": f"{_slug(value.get('title') or '') or 'chart'}.csv",
+    }
+
+
+class FootnoteBlock(blocks.StructBlock):
+    """One note: ``{"label": str, "text": RichText}``; the text refers to it as ``[^label]``."""
+
+    label = blocks.CharBlock(
+        max_length=40,
+        search_index=False,
+        help_text="Type [^label] in a paragraph where the note belongs, e.g. [^mlperf] or [^1].",
+    )
+    text = ArticleRichTextBlock(features=["bold", "italic", "link", "code"])
+
+    class Meta:
+        icon = "list-ol"
+        label = "Note"
+
+    def clean(self, value):
+        value = super().clean(value)
+        if not FOOTNOTE_LABEL.fullmatch(value.get("label") or ""):
+            raise StructBlockValidationError(
+                block_errors={
+                    "label": ValidationError("Use letters, digits, hyphens and underscores only, e.g. 'mlperf'.")
+                }
+            )
+        return value
+
+
+class FootnotesBlock(blocks.StructBlock):
+    """The article's numbered notes and references, listed under "Notes and references" with a
+    back link to where the text refers to each (``blog.footnotes``).
+
+    Value: ``{"notes": [{"label": str, "text": RichText}, ...]}``, numbered from 1 in list order,
+    which is the order the text first refers to them (checked by ``ArticleBodyBlock.clean``).
+    """
+
+    notes = blocks.ListBlock(FootnoteBlock(), min_num=1, max_num=100)
+
+    class Meta:
+        icon = "list-ol"
+        template = "components/streamfield/blocks/footnotes_block.html"
+        description = "Numbered notes and references; refer to one in a paragraph as [^label]."
+        preview_value = {
+            "notes": [
+                {"label": "mlperf", "text": "<p>MLCommons, <i>MLPerf Training v4.0 results</i>, 2024.</p>"},
+                {"label": "idle", "text": "<p>Idle means no kernel ran for the whole minute.</p>"},
+            ]
+        }
+
+    def clean(self, value):
+        value = super().clean(value)
+        labels = [note["label"] for note in value["notes"]]
+        if repeated := next((label for label in labels if labels.count(label) > 1), None):
+            raise StructBlockValidationError(
+                block_errors={"notes": ValidationError(f"Two notes have the label “{repeated}”; give each its own.")}
+            )
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["notes"] = [
+            {
+                "number": number,
+                "text": note["text"],
+                "id": footnote_anchor(note["label"]),
+                "back": reference_anchor(note["label"]),
+            }
+            for number, note in enumerate(value["notes"], start=1)
+        ]
+        return context
+
+    def get_comparison_class(self):
+        return FootnotesComparison
+
+    def get_api_representation(self, value, context=None):
+        """``{"notes": [{"number": int, "label": str, "text": HTML str}, ...]}``."""
+        return {
+            "notes": [
+                {"number": number, "label": note["label"], "text": note["text"].source}
+                for number, note in enumerate(value["notes"], start=1)
+            ]
+        }
+
+
+def notes_as_text(value) -> str:
+    """A footnotes value as plain text for revision comparison: one ``[^label] text`` line per note."""
+    notes = (value or {}).get("notes") or []
+    return "\n".join(f"[^{note['label']}] {strip_tags(note['text'].source).strip()}" for note in notes)
+
+
+class FootnotesComparison(BlockComparison):
+    """Revision comparison of the notes, one line each. Wagtail's fallback for a list of structs
+    inside a struct nests a comparison per note, each marked changed with its parent."""
+
+    def htmlvalue(self, val):
+        return mark_safe(escape(notes_as_text(val)).replace("\n", "<br>"))  # noqa: S308 - escaped above
+
+    def htmldiff(self):
+        html = diff_text(notes_as_text(self.val_a), notes_as_text(self.val_b)).to_html()
+        return mark_safe(html.replace("\n", "<br>"))  # noqa: S308 - diff_text escapes the text
+
+
 class ArticleBodyBlock(blocks.StreamBlock):
     """The body of an article: the blocks an engineering deep-dive is made of."""
 
@@ -923,6 +1153,24 @@ class ArticleBodyBlock(blocks.StreamBlock):
     embed = VideoEmbedBlock()
     cta = CallToActionBlock()
     math = MathBlock()
+    chart = ChartBlock()
+    footnotes = FootnotesBlock()
 
     class Meta:
-        block_counts = {"cta": {"max_num": 2}}
+        block_counts = {"cta": {"max_num": 2}, "footnotes": {"max_num": 1}}
+
+    def clean(self, value):
+        value = super().clean(value)
+        if self.is_deferred_validation:  # a draft may keep notes and references out of step
+            return value
+        notes, references = body_notes(value)
+        index = next((i for i, child in enumerate(value) if child.block_type == "footnotes"), None)
+        if index is None and not references:
+            return value
+        if problem := order_problem(notes, references):
+            if index is None:
+                raise StreamBlockValidationError(
+                    non_block_errors=ErrorList([ValidationError(f"{problem} (Add a “Footnotes” block.)")])
+                )
+            raise StreamBlockValidationError(block_errors={index: ValidationError(problem)})
+        return value

@@ -64,8 +64,9 @@ def feed_body_html(article, request) -> str:
                 tag[name] = ", ".join(_absolute_candidate(base, part) for part in tag[name].split(","))
     # Characters XML 1.0 cannot hold (a code block may hold an ANSI escape) are removed with the
     # rest of the entry's text as the feed is written (``home.text_cleaning``).
-    # The body's MathML is our renderer's (blog.mathml, an allow-list of elements): kept.
-    return remove_active_content(str(soup), keep=frozenset({"math"}))
+    # The body's MathML and chart SVG are our renderers' (blog.mathml, blog.charts: escaped text
+    # in fixed elements): kept.
+    return remove_active_content(str(soup), keep=frozenset({"math", "svg"}))
 
 
 def _absolute_candidate(base: str, candidate: str) -> str:

@@ -15,6 +15,7 @@ from django.utils import timezone
 import yaml
 from bs4 import BeautifulSoup, NavigableString, Tag
 
+from blog.footnotes import FOOTNOTE_REF, FOOTNOTES_PLACE
 from blog.mathml import INLINE_MATH
 
 # Characters with a meaning in inline Markdown, written with a backslash (CommonMark allows a
@@ -57,6 +58,17 @@ def _rich_text_literal(text: str) -> str:
 
 
 def _escape_literal(text: str) -> str:
+    # Footnote references ``[^label]`` (blog.footnotes) stay as Markdown writes them.
+    parts, end = [], 0
+    for match in FOOTNOTE_REF.finditer(text):
+        parts.append(_escape_dollars(text[end : match.start()]))
+        parts.append(match.group())
+        end = match.end()
+    parts.append(_escape_dollars(text[end:]))
+    return "".join(parts)
+
+
+def _escape_dollars(text: str) -> str:
     return "\\$".join(escape_text(part).replace("\\$", "$") for part in text.split("\\$"))
 
 
@@ -229,6 +241,17 @@ def _block_markdown(kind, value, writer, image_path) -> list[str]:
         return [_quoted(lines)]
     if kind == "math":
         return [f"$$\n{value}\n$$"]
+    if kind == "chart":
+        options = ("title", "kind", "series", "x_title", "x_unit", "y_title", "y_unit", "summary")
+        return [_directive("chart", value, options, body=value.get("data") or "")]
+    if kind == "footnotes":
+        # Markdown moves footnote definitions to the end; the comment keeps the block's place.
+        definitions = []
+        for note in value["notes"]:
+            paragraphs = writer.blocks(note["text"].source)
+            text = "\n\n".join("    " + line if number else line for number, line in enumerate(paragraphs))
+            definitions.append(f"[^{note['label']}]: {text}")
+        return [FOOTNOTES_PLACE, *definitions]
     if kind == "key_figure":
         return [_directive("key-figure", value, ("value", "unit", "label"))]
     if kind == "cta":

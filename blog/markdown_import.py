@@ -12,10 +12,12 @@ are in docs/editor-guide.md ("Markdown in and out"):
   ``> — attribution`` line, GitHub alerts ``> [!NOTE]``/``[!WARNING]``/``[!TIP]`` (callouts,
   an optional first ``**Title**`` line), ``$...$`` and ``$$...$$`` (math).
 - MyST-style directives for blocks Markdown has no syntax for: ```` ```{key-figure} ````,
-  ```` ```{cta} ````, ```` ```{embed} ```` with ``:field: value`` lines.
+  ```` ```{cta} ````, ```` ```{embed} ````, ```` ```{chart} ```` (the data as the body) with
+  ``:field: value`` lines.
+- Footnotes ``[^label]`` and ``[^label]: text`` (the footnotes block, where a
+  ``<!-- footnotes -->`` line stands, else at the end).
 
-Anything else (raw HTML, rules, deeper headings, footnotes until the footnotes block exists)
-is kept as text or mapped to the nearest block, and reported.
+Anything else (raw HTML, rules, deeper headings) is kept as text or mapped to the nearest block, and reported.
 """
 
 import io
@@ -52,6 +54,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from blog.blocks import CODE_LANGUAGES, ArticleBodyBlock
+from blog.footnotes import FOOTNOTE_LABEL, FOOTNOTES_PLACE
 from blog.mathml import INLINE_MATH, needs_dollar_escape
 from blog.models import SUMMARY_MAX_LENGTH, ArticlePage, Author, BlogIndexPage, TopicPage
 
@@ -433,6 +436,7 @@ class ArticleReader:
 
     def body(self, nodes) -> list[dict]:
         blocks: list[dict] = []
+        footnotes_at = None  # where the export's FOOTNOTES_PLACE comment put the footnotes block
         pending: list[str] = []  # HTML of paragraphs and lists that make one paragraph block
 
         def flush():
@@ -444,6 +448,12 @@ class ArticleReader:
             kind = node.type
             if kind == "html_block" and node.content.strip() == BLOCK_SEPARATOR:
                 flush()
+            elif kind == "html_block" and node.content.strip() == FOOTNOTES_PLACE:
+                flush()
+                footnotes_at = len(blocks)
+            elif kind == "footnote_block" and footnotes_at is not None:
+                flush()
+                blocks[footnotes_at:footnotes_at] = self.footnotes(node)
             elif kind == "paragraph" and (figure := self.figure(node)):
                 flush()
                 blocks.append(figure)
@@ -535,6 +545,9 @@ class ArticleReader:
             in_options = False
             body_lines.append(line)
         text = "\n".join(body_lines)
+        if name == "chart":
+            keys = ("title", "kind", "series", "x_title", "x_unit", "y_title", "y_unit", "summary")
+            return {"type": "chart", "value": {**{key: options.get(key, "") for key in keys}, "data": text}}
         if name == "key-figure":
             value = {key: options.get(key, "") for key in ("value", "unit", "label")}
             return {"type": "key_figure", "value": value}
@@ -602,19 +615,27 @@ class ArticleReader:
         return {"type": "callout", "value": {"kind": kind, "title": title[:120], "text": "".join(paragraphs)}}
 
     def footnotes(self, node) -> list[dict]:
-        self.note(node, "footnotes became a numbered 'Notes' list at the end (there is no footnotes block yet)")
-        items = []
+        """The footnotes block (``blog.blocks.FootnotesBlock``) from markdown-it's footnote block:
+        the notes in the order the text first refers to them, as the block numbers them."""
+        notes = []
         for footnote in node.children:
+            label = self.footnote_label(footnote.meta)
             parts = [
-                self.inline_html(child.children[0].children)
+                f"<p>{self.inline_html(child.children[0].children)}</p>"
                 for child in footnote.children
                 if child.type == "paragraph"
             ]
-            items.append(f"<li>{' '.join(parts)}</li>")
-        return [
-            {"type": "heading", "value": {"text": "Notes", "level": "h2", "anchor": "notes"}},
-            {"type": "paragraph", "value": f"<ol>{''.join(items)}</ol>"},
-        ]
+            for child in footnote.children:
+                if child.type != "paragraph":
+                    self.note(child, f"{child.type.replace('_', ' ')} in footnote {label} was left out")
+            notes.append({"label": label, "text": "".join(parts)})
+        return [{"type": "footnotes", "value": {"notes": notes}}]
+
+    def footnote_label(self, meta: dict) -> str:
+        """Our label for a Markdown footnote: its own when it fits ``blog.footnotes.FOOTNOTE_LABEL``,
+        else its number."""
+        label = str(meta.get("label") or "")
+        return label if FOOTNOTE_LABEL.fullmatch(label) else str(meta.get("id", 0) + 1)
 
     def figure(self, node) -> dict | None:
         inline = node.children[0]
@@ -696,7 +717,9 @@ class ArticleReader:
                 self.note(node, "an image inside text was kept as its alt text (put images in their own paragraph)")
                 runs.append(("text", _plain(node)))
             elif kind == "footnote_ref":
-                runs.append(("text", f"[{node.meta.get('id', 0) + 1}]"))
+                runs.append(("html", f"[^{self.footnote_label(node.meta)}]"))
+            elif kind == "footnote_anchor":
+                continue  # the back link; the footnotes block draws its own
             elif kind == "html_inline":
                 self.note(node, f"inline HTML {node.content!r} was kept as text")
                 runs.append(("text", node.content))
@@ -1023,7 +1046,7 @@ def _content(page: ArticlePage) -> tuple:
 
 
 def comparable_body(body) -> list:
-    """A StreamField value as ``[(type, value)]`` of stored data, without block ids and with
+    """A StreamField value as ``[(type, value)]`` of stored data, without block and list item ids and with
     rich text ``data-block-key`` attributes removed: two bodies equal here render the same. Both
     sides pass through the body block, so a field added since a body was stored reads as its
     default on either side."""
@@ -1043,6 +1066,8 @@ def _without_block_keys(value):
         return ""  # an optional text block stored as null renders as an empty one
     if isinstance(value, str):
         return re.sub(r' data-block-key="[^"]*"', "", value)
+    if isinstance(value, dict) and set(value) == {"type", "value", "id"} and value["type"] == "item":
+        return _without_block_keys(value["value"])  # a ListBlock item: its id is not content
     if isinstance(value, dict):
         return {key: _without_block_keys(item) for key, item in value.items()}
     if isinstance(value, list):

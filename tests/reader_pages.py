@@ -45,8 +45,32 @@ def every_block_body(image) -> list[dict]:
         {"type": "key_figure", "value": {"value": "5.7", "unit": "points", "label": "to break even"}},
         {"type": "math", "value": r"P_{\text{ridge}} = \frac{\text{FLOP/s}}{\text{bytes/s}}"},
         {"type": "paragraph", "value": "<p>Break even at $u \\ge 0.57$, which costs \\$5 a day.</p>"},
+        {
+            "type": "chart",
+            "value": {
+                "title": "Busy and idle GPU-hours",
+                "kind": "grouped_bar",
+                "data": "Cluster,Busy,Idle\nTraining,71,29\nInference,38,62",
+                "series": "",
+                "x_title": "Cluster",
+                "x_unit": "",
+                "y_title": "Share",
+                "y_unit": "%",
+                "summary": "Inference idles more than training.",
+            },
+        },
+        {"type": "paragraph", "value": "<p>As measured[^mlperf], and again[^idle] and[^mlperf].</p>"},
         {"type": "embed", "value": {"video": VIDEO_URL, "caption": "A video."}},
         {"type": "cta", "value": {"heading": "Keep the state", "text": "Talk.", "label": "Book a demo", "url": ""}},
+        {
+            "type": "footnotes",
+            "value": {
+                "notes": [
+                    {"label": "mlperf", "text": '<p>MLCommons, <a href="https://mlcommons.org/">MLPerf</a>.</p>'},
+                    {"label": "idle", "text": "<p>No kernel ran for a whole minute.</p>"},
+                ]
+            },
+        },
     ]
 
 

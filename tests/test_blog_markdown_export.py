@@ -34,7 +34,8 @@ def test_round_trip_over_every_block_type(demo):
     article = make_every_block_article(demo.blog, demo.topics["gpu-costs"])
     original, read_back = round_trip(article)
     assert read_back == original
-    assert {kind for kind, _value in read_back} >= {"math", "embed", "cta", "key_figure", "callout", "table"}
+    kinds = {kind for kind, _value in read_back}
+    assert kinds >= {"math", "embed", "cta", "key_figure", "callout", "table", "chart", "footnotes"}
 
 
 @pytest.mark.django_db
@@ -59,6 +60,7 @@ RICH_TEXT_CASES = [
     "<ul><li>one<ul><li>nested <b>bold</b></li></ul></li><li>two</li></ul><ul><li>second list</li></ul>",
     "<ol><li>first</li><li>second</li></ol>",
     "<p>| pipes | in text |</p>",
+    "<p>A reference[^a] with no note stays text, [^not a label] and <code>[^a-z]</code> too.</p>",
 ]
 
 
@@ -137,3 +139,30 @@ def test_api_has_the_article_as_markdown(client, demo):
     assert data["markdown"].startswith("---\ntitle:")
     assert article.image.file.url in data["markdown"]
     assert ArticlePage.objects.get(pk=article.pk).markdown == data["markdown"]
+
+
+@pytest.mark.django_db
+def test_footnotes_and_charts_export_as_markdown_footnotes_and_a_chart_directive(demo):
+    body = _stream(
+        [
+            {"type": "paragraph", "value": "<p>Measured[^mlperf], not <code>[^x]</code>.</p>"},
+            {"type": "footnotes", "value": {"notes": [{"label": "mlperf", "text": "<p>MLPerf <i>v4</i>.</p>"}]}},
+            {
+                "type": "chart",
+                "value": {"title": "T", "kind": "bar", "data": "GPU,Hours\nA100,5", "series": "", "y_unit": "h"},
+            },
+            {"type": "paragraph", "value": "<p>After.</p>"},
+        ]
+    )
+    markdown = body_markdown(body)
+    assert "Measured[^mlperf], not `[^x]`." in markdown
+    assert "<!-- footnotes -->\n\n[^mlperf]: MLPerf *v4*." in markdown
+    assert "```{chart}\n:title: T\n:kind: bar\n" in markdown and "\nGPU,Hours\nA100,5\n```" in markdown
+    reader = ArticleReader(
+        MarkdownSource("t.md", "---\ntitle: T\nsummary: s\n---\n\n" + markdown, SourceFiles()),
+        resolve_link=lambda *a: None,
+        image_for=lambda *a: None,
+    )
+    parsed = reader.read()
+    assert [block["type"] for block in parsed.body] == ["paragraph", "footnotes", "chart", "paragraph"]
+    assert comparable_body(parsed.body) == comparable_body(body)

@@ -186,11 +186,11 @@ def test_every_construct_becomes_our_blocks_in_a_draft(demo, article_folder):
     assert blocks[11][1]["kind"] == "takeaway"
     assert blocks[12] == ("math", r"P_{\text{ridge}} = \frac{F}{B}")
     assert blocks[13] == ("key_figure", {"value": "295", "unit": "FLOP/B", "label": "ridge point of an H100"})
-    assert blocks[14] == ("paragraph", "<p>See the note.[1]</p>")
+    assert blocks[14] == ("paragraph", "<p>See the note.[^1]</p>")
     assert blocks[15] == ("heading", {"text": "Too deep", "level": "h3", "anchor": ""})
     assert blocks[16] == ("paragraph", "<p>&lt;div&gt;raw html&lt;/div&gt;</p>")
     assert blocks[17][1]["language"] == "text"
-    assert blocks[-2][1]["text"] == "Notes" and blocks[-1] == ("paragraph", "<ol><li>The vendor's figure.</li></ol>")
+    assert blocks[-1] == ("footnotes", {"notes": [{"label": "1", "text": "<p>The vendor's figure.</p>"}]})
     for reported in [
         "unknown topic 'no-such-topic'",
         "unknown author 'Nobody Known'",
@@ -198,7 +198,6 @@ def test_every_construct_becomes_our_blocks_in_a_draft(demo, article_folder):
         "horizontal rule was left out",
         "html block has no block here and was kept as text",
         "code language 'cobol'",
-        "footnotes became",
     ]:
         assert reported in output, reported
 

@@ -58,6 +58,14 @@ CHANGES = {
         {"heading": "Newcta", "text": "", "label": "Schedule demo", "url": ""},
     ),
     "math": (r"\text{oldmath} = x^2", r"\text{newmath} = x^2"),
+    "chart": (
+        {"title": "Oldchart", "kind": "bar", "data": "GPU,Hours\nA100,5", "series": "", "y_unit": "h"},
+        {"title": "Newchart", "kind": "bar", "data": "GPU,Hours\nA100,5", "series": "", "y_unit": "h"},
+    ),
+    "footnotes": (
+        {"notes": [{"label": "a", "text": "<p>The oldnote.</p>"}]},
+        {"notes": [{"label": "a", "text": "<p>The newnote.</p>"}]},
+    ),
 }
 WORDS = {
     "heading": ("Oldheading", "Newheading"),
@@ -70,6 +78,8 @@ WORDS = {
     "embed": ("oldclip", "newclip"),
     "cta": ("Oldcta", "Newcta"),
     "math": ("oldmath", "newmath"),
+    "chart": ("Oldchart", "Newchart"),
+    "footnotes": ("oldnote", "newnote"),
 }
 
 

@@ -3,7 +3,10 @@ animation is accepted and served with every frame, bombs and broken files get fo
 very large image's renditions are made by the worker while pages show the original."""
 
 import io
+import re
+from pathlib import Path
 
+from django.conf import settings
 from django.template import Context, Template
 
 import pytest
@@ -201,11 +204,6 @@ def test_the_animation_fixture_really_is_animated():
 def test_every_template_with_a_picture_loads_the_project_tag():
     """A template that loads Wagtail's ``wagtailimages_tags`` for ``{% picture %}`` would serve an
     animation's first frame and make a very large image's renditions in the request."""
-    import re
-    from pathlib import Path
-
-    from django.conf import settings
-
     checked = 0
     for path in (Path(settings.BASE_DIR) / "templates").rglob("*.html"):
         text = path.read_text()

@@ -195,3 +195,24 @@ def prefetch_featured_renditions(context, article) -> str:
 
     prefetch(article, context.get("request"))
     return ""
+
+
+@register.simple_tag
+def footnote_references(body):
+    """A fresh ``{"numbers": {label: number}, "seen": set()}`` for rendering ``body`` (an
+    article's StreamValue) once: pass it to each block as ``footnotes`` (``footnote_refs``)."""
+    from blog.footnotes import footnote_numbers
+
+    return {"numbers": footnote_numbers(body), "seen": set()}
+
+
+@register.filter
+def footnote_refs(html, footnotes):
+    """Rendered rich text with ``[^label]`` as links to the article's notes
+    (``blog.footnotes.with_footnote_references``); unchanged without ``footnotes`` (a block
+    rendered alone, e.g. a block preview)."""
+    from blog.footnotes import with_footnote_references
+
+    if not footnotes:
+        return html
+    return with_footnote_references(str(html), footnotes["numbers"], footnotes["seen"])

@@ -37,7 +37,15 @@ from home.caching import fragments
 FRAGMENT_VERSION = "1"
 # The templates and modules that render cards and bodies, relative to the project root: their
 # contents are part of every key, so a deployment that changes one never serves old fragments.
-_RENDERING_FILES = ("templates/components", "blog/blocks.py", "blog/mathml.py", "blog/fragments.py")
+_RENDERING_FILES = (
+    "templates/components",
+    "blog/blocks.py",
+    "blog/charts.py",
+    "blog/footnotes.py",
+    "blog/mathml.py",
+    "blog/fragments.py",
+    "blog/templatetags/blog_tags.py",
+)
 
 
 def _code_version() -> str:

@@ -26,7 +26,7 @@ from wagtail_modeladmin.views import IndexView
 
 from blog import markdown_admin, reviewer_links
 
-from . import admin_views, dashboard_panels, editorial_status, review_messages
+from . import admin_views, calendar_scheduling, dashboard_panels, editorial_status, review_messages
 from .models import ArticlePage, Author, BlogIndexPage, TopicPage
 
 # Query-string parameters the Articles listing understands; anything else is a 400, so no one can
@@ -327,7 +327,14 @@ hooks.register("before_edit_snippet", review_messages.show_changes_requested)
 
 @hooks.register("register_admin_urls")
 def register_calendar_url():
-    return [path("calendar/", admin_views.EditorialCalendarView.as_view(), name="editorial_calendar")]
+    return [
+        path("calendar/", admin_views.EditorialCalendarView.as_view(), name="editorial_calendar"),
+        path("calendar/move/", admin_views.move_scheduled, name="editorial_calendar_move"),
+    ]
+
+
+# "New article" from a calendar day: ?go_live_at= pre-fills the go-live (blog/calendar_scheduling.py).
+hooks.register("before_create_page", calendar_scheduling.prefill_go_live)
 
 
 @hooks.register("register_admin_menu_item")

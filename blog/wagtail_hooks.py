@@ -342,6 +342,12 @@ def register_calendar_menu_item():
     return MenuItem("Calendar", reverse("editorial_calendar"), icon_name="date", order=160)
 
 
+@hooks.register("insert_global_admin_css")
+def editor_css():
+    """The editor's own styles: the code block's monospace source and its compare view."""
+    return format_html('<link rel="stylesheet" href="{}">', static("css/admin/editor.css"))
+
+
 @hooks.register("insert_global_admin_js")
 def character_count_js():
     """Live "N / max characters" counters under every admin text field that has a maxlength."""

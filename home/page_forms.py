@@ -15,19 +15,36 @@ would expire the page again at once); an expiry the editor types or changes to a
 still refused by Wagtail's own check.
 """
 
+import re
+
 from django.utils import timezone
 
 from wagtail.admin.forms import WagtailAdminModelForm, WagtailAdminPageForm
+from wagtail.admin.widgets import AdminAutoHeightTextInput
 from wagtail.fields import RichTextField, StreamField
 from wagtail.models import Page
 
 from .slugs import slug_for, slug_problem
 from .text_cleaning import CleanTextFormMixin
 
+LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
+
 
 class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
     """The page editor's form: clean text, a slug with a letter or digit (a blank slug is judged
     by the one Wagtail will make from the title), and a carried-out expiry cleared (see module)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "title" in self.fields:
+            # A one-line input hides the end of a long headline; Wagtail's growing text area
+            # shows all of it (line breaks typed into it are removed in clean_title).
+            title = self.fields["title"]
+            title.widget = AdminAutoHeightTextInput(attrs=title.widget.attrs)
+
+    def clean_title(self):
+        """The title on one line: line breaks (Enter in the growing text area) become spaces."""
+        return LINE_BREAKS.sub(" ", self.cleaned_data.get("title") or "").strip()
 
     def clean(self):
         expire_at = self.cleaned_data.get("expire_at")

@@ -20,6 +20,7 @@ from django.utils.html import format_html, format_html_join
 from wagtail import hooks
 from wagtail.admin.menu import MenuItem
 from wagtail.admin.ui.tables import Column, LiveStatusTagColumn, UpdatedAtColumn
+from wagtail.admin.userbar import ContentCheckerItem
 from wagtail.admin.utils import get_admin_base_url
 from wagtail.admin.widgets import Button
 from wagtail.snippets.models import register_snippet
@@ -429,3 +430,35 @@ def markdown_download_button(page, user, view_name=None, next_url=None):
         yield Button(
             "Download as Markdown", url=reverse("article_markdown", args=(page.pk,)), icon_name="download", priority=67
         )
+
+
+# The editor's Checks panel (Wagtail's accessibility checker, run on the preview) -------------
+
+
+class SiteContentChecker(ContentCheckerItem):
+    """Wagtail's checker without the preview modes' own scaffolding.
+
+    The "Card in listings" and "Social card" previews (``templates/previews/``) show the article
+    inside a mock-up: a note saying what the preview is, a card whose title level belongs to the
+    listing it will sit in, and a social card whose bold title line imitates a social network
+    (axe's "p-as-heading"). None of that is the editor's to fix, so it is excluded; the images
+    and their alt text inside those previews are still checked.
+    """
+
+    axe_exclude = [
+        *ContentCheckerItem.axe_exclude,
+        ".preview-frame__note",
+        ".social-card__body",
+        ".preview-frame .card__title",
+    ]
+
+
+@hooks.register("construct_wagtail_userbar")
+def use_site_content_checker(request, items, page=None):
+    """Swap Wagtail's checker (in the userbar and the editor's Checks panel) for ``SiteContentChecker``."""
+    items[:] = [
+        SiteContentChecker(in_editor=item.in_editor)
+        if isinstance(item, ContentCheckerItem) and not isinstance(item, SiteContentChecker)
+        else item
+        for item in items
+    ]

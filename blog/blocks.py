@@ -6,8 +6,10 @@ description and preview value, so Wagtail's block picker shows editors what they
 
 import json
 import re
+from functools import cached_property
 from html.parser import HTMLParser
 
+from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.forms.utils import ErrorList
@@ -23,6 +25,7 @@ from wagtail.admin.compare import (
     diff_text,
     get_comparison_class_for_block,
 )
+from wagtail.admin.widgets import AdminAutoHeightTextInput
 from wagtail.blocks.stream_block import StreamBlockValidationError
 from wagtail.blocks.struct_block import StructBlockValidationError
 from wagtail.contrib.table_block.blocks import TableBlock
@@ -437,6 +440,35 @@ def listing_line_count(source: str) -> int:
     return len(source.splitlines()) or 1
 
 
+class CodeSourceComparison(CharBlockComparison):
+    """The code in History's compare view inside ``<pre>``, so its line breaks and indentation
+    show (Wagtail's text comparison is right, but HTML collapses the whitespace)."""
+
+    def htmlvalue(self, val):
+        return format_html('<pre class="code-compare">{}</pre>', val or "")
+
+    def htmldiff(self):
+        return format_html('<pre class="code-compare">{}</pre>', mark_safe(super().htmldiff()))  # noqa: S308 - diff_text escapes
+
+
+class CodeSourceBlock(blocks.TextBlock):
+    """The source of a code listing: a growing, monospace text area (``code-source``, styled by
+    ``static/css/admin/editor.css``) that keeps every character as typed or pasted.
+
+    Wagtail's ``TextBlock`` uses Django's ``CharField`` with ``strip=True``, which removes the
+    leading tab or spaces of the first line and trailing blank lines; code needs them, so the
+    field is built here with ``strip=False``. Spell checking and autocapitalisation are off.
+    """
+
+    @cached_property
+    def field(self):
+        attrs = {"rows": self.rows, "class": "code-source", "spellcheck": "false", "autocapitalize": "off"}
+        return forms.CharField(strip=False, widget=AdminAutoHeightTextInput(attrs=attrs), **self.field_options)
+
+    def get_comparison_class(self):
+        return CodeSourceComparison
+
+
 class CodeBlock(blocks.StructBlock):
     """A code listing, highlighted on the server with Pygments; the page's script adds a copy button.
 
@@ -449,10 +481,13 @@ class CodeBlock(blocks.StructBlock):
     language = blocks.ChoiceBlock(
         choices=[(value, label) for value, label, _lexer in CODE_LANGUAGES],
         default="python",
+        help_text="The language the code is highlighted as.",
         search_index=False,  # a setting: readers see highlighted code, not the language's name
     )
     filename = blocks.CharBlock(required=False, max_length=120, help_text="Optional, e.g. 'cost_per_token.py'.")
-    source = blocks.TextBlock(rows=10, help_text="Paste the code as it should be shown.")
+    source = CodeSourceBlock(
+        rows=10, help_text="Paste the code as it should be shown; tabs and indentation are kept as they are."
+    )
     show_line_numbers = blocks.BooleanBlock(
         required=False, default=False, help_text="Number the lines (readers' copies leave the numbers out)."
     )
@@ -531,7 +566,24 @@ class DataTableBlock(TableBlock):
     deferred validation on "Save draft"); data not in the table editor's shape is always refused.
     """
 
+    # A new table starts as three rows of three cells with the first row as its header.
+    DEFAULT = {
+        "data": [["", "", ""], ["", "", ""], ["", "", ""]],
+        "first_row_is_table_header": True,
+        "first_col_is_header": False,
+        "table_header_choice": "row",
+        "table_caption": "",
+    }
+    HELP_TEXT = (
+        "To add or remove rows and columns, right-click a cell (long-press on a touch screen) and "
+        "choose “Insert row above/below”, “Insert column left/right” or “Remove row/column”. "
+        "The first row is the header row: change “Which cells should be displayed as headers?” "
+        "for a table without one."
+    )
+
     def __init__(self, **kwargs):
+        kwargs.setdefault("default", self.DEFAULT)
+        kwargs.setdefault("help_text", self.HELP_TEXT)
         kwargs.setdefault(
             "table_options",
             {
@@ -1151,7 +1203,7 @@ class ArticleBodyBlock(blocks.StreamBlock):
     callout = CalloutBlock()
     key_figure = KeyFigureBlock()
     embed = VideoEmbedBlock()
-    cta = CallToActionBlock()
+    cta = CallToActionBlock(label="Call to action")
     math = MathBlock()
     chart = ChartBlock()
     footnotes = FootnotesBlock()

@@ -5,18 +5,23 @@ wagtail-modeladmin code stays in this module (the project's rule); the dashboard
 """
 
 import datetime
+import zoneinfo
 
+from django.conf import settings
 from django.contrib.admin import SimpleListFilter
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.db.models import Count
 from django.http import HttpResponseBadRequest
 from django.templatetags.static import static
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from wagtail import hooks
 from wagtail.admin.menu import MenuItem
 from wagtail.admin.ui.tables import Column, LiveStatusTagColumn, UpdatedAtColumn
+from wagtail.admin.userbar import ContentCheckerItem
+from wagtail.admin.utils import get_admin_base_url
 from wagtail.admin.widgets import Button
 from wagtail.snippets.models import register_snippet
 from wagtail.snippets.views.snippets import SnippetViewSet
@@ -26,7 +31,7 @@ from wagtail_modeladmin.views import IndexView
 
 from blog import markdown_admin, reviewer_links
 
-from . import admin_views, dashboard_panels, editorial_status, review_messages
+from . import admin_views, calendar_scheduling, dashboard_panels, editorial_status, review_messages
 from .models import ArticlePage, Author, BlogIndexPage, TopicPage
 
 # Query-string parameters the Articles listing understands; anything else is a 400, so no one can
@@ -107,30 +112,45 @@ class EditOnlyButtonHelper(PageButtonHelper):
         return super().get_buttons_for_obj(obj, exclude, classnames_add, classnames_exclude)
 
 
+def export_time(value: datetime.datetime) -> datetime.datetime:
+    """``value`` in the site's time zone (``settings.TIME_ZONE``) without microseconds."""
+    site_zone = zoneinfo.ZoneInfo(settings.TIME_ZONE)
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value, site_zone)
+    return value.astimezone(site_zone).replace(microsecond=0)
+
+
 class ArticleIndexView(IndexView):
     """modeladmin's listing, with hostile query strings answered by a 400 instead of a 500."""
 
+    # Times in the site's time zone (settings.TIME_ZONE, not the viewer's profile zone) to the
+    # second: CSV as "2026-11-03 09:30:00+01:00", XLSX as a naive local datetime (spreadsheets
+    # hold no zone; the headings name it).
     custom_value_preprocess = {
         **IndexView.custom_value_preprocess,
         datetime.datetime: {
-            IndexView.FORMAT_CSV: lambda value: value.isoformat(),
-            **IndexView.custom_value_preprocess[datetime.datetime],
+            IndexView.FORMAT_CSV: lambda value: export_time(value).isoformat(sep=" "),
+            IndexView.FORMAT_XLSX: lambda value: export_time(value).replace(tzinfo=None),
         },
         str: {IndexView.FORMAT_CSV: csv_safe},
     }
 
-    export_headings = {
-        "pk": "ID",
-        "title": "Title",
-        "status_text": "Status",
-        "topic_names": "Topics",
-        "author_names": "Authors",
-        "go_live": "Go live",
-        "expire_at": "Expiry",
-        "last_updated": "Last updated",
-        "date_published": "First published",
-        "editor_url": "Editor URL",
-    }
+    @property
+    def export_headings(self):
+        """The export's column headings; times name the site's zone (read per request: tests change it)."""
+        zone = settings.TIME_ZONE
+        return {
+            "pk": "ID",
+            "title": "Title",
+            "status_text": "Status",
+            "topic_names": "Topics",
+            "author_names": "Authors",
+            "go_live": f"Go live ({zone})",
+            "expire_at": f"Expiry ({zone})",
+            "last_updated": f"Last updated ({zone})",
+            "date_published": f"First published ({zone})",
+            "editor_url": "Editor URL",
+        }
 
     def to_row_dict(self, item):
         # Empty cells stay empty in exports (the HTML listing shows "-").
@@ -249,7 +269,8 @@ class ArticleAdmin(ModelAdmin):
     author_names.short_description = "Authors"
 
     def editor_url(self, obj):
-        return reverse("wagtailadmin_pages:edit", args=[obj.pk])
+        """The absolute URL of the article's editor (``WAGTAILADMIN_BASE_URL``), to open from a spreadsheet."""
+        return get_admin_base_url().rstrip("/") + reverse("wagtailadmin_pages:edit", args=[obj.pk])
 
     editor_url.short_description = "Editor URL"
 
@@ -327,12 +348,25 @@ hooks.register("before_edit_snippet", review_messages.show_changes_requested)
 
 @hooks.register("register_admin_urls")
 def register_calendar_url():
-    return [path("calendar/", admin_views.EditorialCalendarView.as_view(), name="editorial_calendar")]
+    return [
+        path("calendar/", admin_views.EditorialCalendarView.as_view(), name="editorial_calendar"),
+        path("calendar/move/", admin_views.move_scheduled, name="editorial_calendar_move"),
+    ]
+
+
+# "New article" from a calendar day: ?go_live_at= pre-fills the go-live (blog/calendar_scheduling.py).
+hooks.register("before_create_page", calendar_scheduling.prefill_go_live)
 
 
 @hooks.register("register_admin_menu_item")
 def register_calendar_menu_item():
     return MenuItem("Calendar", reverse("editorial_calendar"), icon_name="date", order=160)
+
+
+@hooks.register("insert_global_admin_css")
+def editor_css():
+    """The editor's own styles: the code block's monospace source and its compare view."""
+    return format_html('<link rel="stylesheet" href="{}">', static("css/admin/editor.css"))
 
 
 @hooks.register("insert_global_admin_js")
@@ -396,3 +430,35 @@ def markdown_download_button(page, user, view_name=None, next_url=None):
         yield Button(
             "Download as Markdown", url=reverse("article_markdown", args=(page.pk,)), icon_name="download", priority=67
         )
+
+
+# The editor's Checks panel (Wagtail's accessibility checker, run on the preview) -------------
+
+
+class SiteContentChecker(ContentCheckerItem):
+    """Wagtail's checker without the preview modes' own scaffolding.
+
+    The "Card in listings" and "Social card" previews (``templates/previews/``) show the article
+    inside a mock-up: a note saying what the preview is, a card whose title level belongs to the
+    listing it will sit in, and a social card whose bold title line imitates a social network
+    (axe's "p-as-heading"). None of that is the editor's to fix, so it is excluded; the images
+    and their alt text inside those previews are still checked.
+    """
+
+    axe_exclude = [
+        *ContentCheckerItem.axe_exclude,
+        ".preview-frame__note",
+        ".social-card__body",
+        ".preview-frame .card__title",
+    ]
+
+
+@hooks.register("construct_wagtail_userbar")
+def use_site_content_checker(request, items, page=None):
+    """Swap Wagtail's checker (in the userbar and the editor's Checks panel) for ``SiteContentChecker``."""
+    items[:] = [
+        SiteContentChecker(in_editor=item.in_editor)
+        if isinstance(item, ContentCheckerItem) and not isinstance(item, SiteContentChecker)
+        else item
+        for item in items
+    ]

@@ -2,7 +2,8 @@
 
 ``SitePageForm`` (``BasePage.base_form_class``) removes control characters from text
 (``home.text_cleaning``), refuses a page slug that makes no URL (``home.slugs``) and clears a
-carried-out expiry instead of refusing it; ``SiteModelForm`` (snippets, site settings) removes
+carried-out expiry instead of refusing it, and judges "changed" as the revisions compare view
+does (see ``SitePageForm.has_changed``); ``SiteModelForm`` (snippets, site settings) removes
 control characters.
 
 After expiry: Wagtail's form refuses any expiry time in the past ("Expiry date/time must be in
@@ -14,18 +15,36 @@ would expire the page again at once); an expiry the editor types or changes to a
 still refused by Wagtail's own check.
 """
 
+import re
+
 from django.utils import timezone
 
 from wagtail.admin.forms import WagtailAdminModelForm, WagtailAdminPageForm
+from wagtail.admin.widgets import AdminAutoHeightTextInput
+from wagtail.fields import RichTextField, StreamField
 from wagtail.models import Page
 
 from .slugs import slug_for, slug_problem
 from .text_cleaning import CleanTextFormMixin
 
+LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
+
 
 class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
     """The page editor's form: clean text, a slug with a letter or digit (a blank slug is judged
     by the one Wagtail will make from the title), and a carried-out expiry cleared (see module)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "title" in self.fields:
+            # A one-line input hides the end of a long headline; Wagtail's growing text area
+            # shows all of it (line breaks typed into it are removed in clean_title).
+            title = self.fields["title"]
+            title.widget = AdminAutoHeightTextInput(attrs=title.widget.attrs)
+
+    def clean_title(self):
+        """The title on one line: line breaks (Enter in the growing text area) become spaces."""
+        return LINE_BREAKS.sub(" ", self.cleaned_data.get("title") or "").strip()
 
     def clean(self):
         expire_at = self.cleaned_data.get("expire_at")
@@ -44,6 +63,35 @@ class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
             if problem:
                 self.add_error("slug", problem)
         return cleaned_data
+
+    def has_changed(self):
+        """True if saving would make a revision the compare view shows as different.
+
+        Wagtail's edit view saves a new revision on a workflow action (Approve, Request
+        changes) only when the form has changed. Django's test compares serialised values, so a
+        StreamField whose stored JSON lacks a child block added since (or stored in an older
+        shape) counts as changed though nothing differs, and an approval left an empty "No
+        differences" revision. Fields whose serialised value differs are judged again by the
+        comparisons of the page's edit handler (``wagtail.admin.compare``, what History's compare
+        view uses); formsets (comments, inline panels) and new pages keep Django's answer.
+        """
+        if not super().has_changed():
+            return False
+        latest = self.instance.get_latest_revision() if self.instance.pk else None
+        if latest is None or not hasattr(self, "cleaned_data"):
+            return True
+        if any(formset.has_changed() for formset in self.formsets.values()):
+            return True
+        before = latest.as_object()
+        panel = self.instance.get_edit_handler().get_bound_panel(instance=self.instance, request=None, form=None)
+        comparisons = {}
+        for comparison_class in panel.get_comparison():
+            comparison = comparison_class(before, self.instance)
+            # Only StreamFields and rich text are judged again: their serialised form is noisy,
+            # and the instance already holds their new value (relations are saved later).
+            if getattr(comparison, "is_field", False) and isinstance(comparison.field, StreamField | RichTextField):
+                comparisons[comparison.field.name] = comparison
+        return any(name not in comparisons or comparisons[name].has_changed() for name in self.changed_data)
 
 
 class SiteModelForm(CleanTextFormMixin, WagtailAdminModelForm):

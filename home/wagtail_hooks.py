@@ -1,6 +1,6 @@
 """Wagtail hooks of the home app: the ``exact-WxH`` image operation, the copy page view's
 check of its ``new_parent_page`` (every page type), rich text page links that lead readers only
-to pages they can open, and the "Unavailable links" report."""
+to pages they can open, the "Unavailable links" report, and autosaves collapsed in History."""
 
 from django.db import connection
 from django.http import HttpResponseBadRequest
@@ -8,6 +8,8 @@ from django.http import HttpResponseBadRequest
 from wagtail import hooks
 from wagtail.images.image_operations import FilterOperation
 from wagtail.models import Page
+
+from . import autosave_history
 
 
 class ExactSizeOperation(FilterOperation):
@@ -109,3 +111,7 @@ def refuse_copy_without_a_parent(request, page):
     if not (low <= parent_id <= high and Page.objects.filter(pk=parent_id).exists()):
         return HttpResponseBadRequest("Choose the new parent page: no page has that id.")
     return None
+
+
+# Autosaves by one person a few minutes apart share a revision (home/autosave_history.py).
+hooks.register("before_edit_page", autosave_history.collapse_autosave)

@@ -4,6 +4,7 @@ import csv
 import io
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db import connection
@@ -171,10 +172,10 @@ def test_csv_export_has_one_correctly_quoted_row_per_article(admin_client, demo)
         "Status",
         "Topics",
         "Authors",
-        "Go live",
-        "Expiry",
-        "Last updated",
-        "First published",
+        "Go live (UTC)",
+        "Expiry (UTC)",
+        "Last updated (UTC)",
+        "First published (UTC)",
         "Editor URL",
     ]
     by_pk = {int(row["ID"]): row for row in rows}
@@ -183,9 +184,9 @@ def test_csv_export_has_one_correctly_quoted_row_per_article(admin_client, demo)
     assert row["Status"] == "Live"
     assert row["Topics"] == "; ".join(t.title for t in article.topics.all())
     assert row["Authors"] == "Cedana Editorial"
-    assert row["Editor URL"] == f"/admin/pages/{article.pk}/edit/"
-    assert row["Expiry"] == ""
-    assert row["First published"] == article.date_published.isoformat()
+    assert row["Editor URL"] == f"{settings.WAGTAILADMIN_BASE_URL}/admin/pages/{article.pk}/edit/"
+    assert row["Expiry (UTC)"] == ""
+    assert row["First published (UTC)"] == article.date_published.replace(microsecond=0).isoformat(sep=" ")
     assert by_pk[tricky.pk]["Title"] == "'=HYPERLINK(1)"  # not run as a formula by spreadsheet apps
 
 
@@ -273,4 +274,55 @@ def test_sorting_by_status_and_scheduled_go_live_in_export(admin_client, lifecyc
     assert statuses == sorted(statuses, key=order.index)
     scheduled = lifecycle["scheduled"]
     row = next(row for row in rows if int(row["ID"]) == scheduled.pk)
-    assert row["Go live"] == scheduled.go_live_at.isoformat()
+    assert row["Go live (UTC)"] == scheduled.go_live_at.replace(microsecond=0).isoformat(sep=" ")
+
+
+# Exports for spreadsheets (issue 16, the workspace): absolute editor URLs, site-zone times to the second.
+
+
+@pytest.mark.parametrize("profile_zone", ["", "America/Los_Angeles"])
+def test_export_times_are_in_the_site_zone_without_microseconds(
+    admin_client, admin_user, demo, settings, profile_zone
+):
+    import datetime
+    import zoneinfo
+
+    from wagtail.users.models import UserProfile
+
+    settings.TIME_ZONE = "Europe/Berlin"
+    profile = UserProfile.get_for_user(admin_user)
+    profile.current_time_zone = profile_zone  # the viewer's own zone does not change the export
+    profile.save()
+    article = ArticlePageFactory(parent=demo.blog, live=False, topics=[demo.topics["gpu-costs"]])
+    article.go_live_at = datetime.datetime(2031, 7, 1, 7, 30, 15, 123456, tzinfo=datetime.UTC)
+    article.save_revision().publish()
+    row = next(row for row in csv_rows(admin_client.get(URL, {"export": "csv"})) if int(row["ID"]) == article.pk)
+    assert row["Go live (Europe/Berlin)"] == "2031-07-01 09:30:15+02:00"
+    updated = row["Last updated (Europe/Berlin)"]
+    parsed = datetime.datetime.fromisoformat(updated)
+    assert parsed.microsecond == 0 and "." not in updated
+    assert parsed.utcoffset() == parsed.astimezone(zoneinfo.ZoneInfo("Europe/Berlin")).utcoffset()
+    assert row["Editor URL"].startswith(("http://", "https://"))
+
+
+def test_xlsx_export_has_local_times_to_the_second_and_absolute_editor_urls(admin_client, demo, settings):
+    import datetime
+    import io
+
+    import openpyxl
+
+    settings.TIME_ZONE = "Asia/Kolkata"
+    article = ArticlePageFactory(parent=demo.blog, live=False, topics=[demo.topics["gpu-costs"]])
+    article.go_live_at = datetime.datetime(2031, 7, 1, 7, 30, 15, 654321, tzinfo=datetime.UTC)
+    article.save_revision().publish()
+    response = admin_client.get(URL, {"export": "xlsx"})
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    sheet = openpyxl.load_workbook(io.BytesIO(body)).active
+    rows = list(sheet.iter_rows(values_only=True))
+    headings = rows[0]
+    row = next(row for row in rows[1:] if row[0] == article.pk)
+    cells = dict(zip(headings, row, strict=True))
+    assert cells["Go live (Asia/Kolkata)"] == datetime.datetime(2031, 7, 1, 13, 0, 15)
+    assert cells["Last updated (Asia/Kolkata)"].microsecond == 0
+    assert cells["Editor URL"] == f"{settings.WAGTAILADMIN_BASE_URL}/admin/pages/{article.pk}/edit/"

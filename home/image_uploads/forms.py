@@ -15,6 +15,8 @@ DESCRIPTION_HELP = (
     "Pages use it unless they give their own alt text."
 )
 
+MISSING_ALT_FLAG = "No alt text yet: describe this image and press Update (or Save)."
+
 
 class SiteImageForm(ReviewedMediaChangeMixin, ImageUploadForm):
     """Wagtail's image form with the description (alt text) required, small images rejected, and
@@ -23,8 +25,18 @@ class SiteImageForm(ReviewedMediaChangeMixin, ImageUploadForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if "description" in self.fields:
-            self.fields["description"].required = True
-            self.fields["description"].help_text = DESCRIPTION_HELP
+            description = self.fields["description"]
+            description.required = True
+            description.help_text = DESCRIPTION_HELP
+            in_upload_list = bool(self.prefix)  # the multiple uploader prefixes each item's form
+            if (in_upload_list or self.instance.pk) and not (self.instance.description or "").strip():
+                # An uploaded file or saved image without alt text: flagged in its form, and in
+                # the multiple uploader's list through the ``missing-alt`` class
+                # (static/css/admin/editor.css) instead of a plain "Upload successful", until it
+                # has one.
+                description.help_text = f"{MISSING_ALT_FLAG} {DESCRIPTION_HELP}"
+                classes = description.widget.attrs.get("class", "")
+                description.widget.attrs["class"] = f"{classes} missing-alt".strip()
         if "title" in self.fields:
             self.fields["title"].help_text = "A name for finding the image in the library; readers never see it."
         if "file" in self.fields:

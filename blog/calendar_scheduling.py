@@ -1,0 +1,147 @@
+"""What the editorial calendar changes: a new article's go-live from a day, and moving a schedule.
+
+- ``?go_live_at=YYYY-MM-DD`` on Wagtail's own add-page view pre-fills the new article's go-live
+  time (09:00 in the site's time zone that day). Wagtail's create view offers no initial values
+  from the query string, so ``before_create_page`` (which sees the request) parses the day and
+  Wagtail's documented ``init_new_page`` signal (which sees the new page, not the request) sets
+  it; a context variable carries the value between the two, set and consumed in one request.
+- ``move_schedule`` moves an article's approved, scheduled revision to another day: it saves a
+  new revision with the new go-live time and publishes it through Wagtail's
+  ``Revision.publish`` (``PublishRevisionAction``: the publish permission check, scheduling,
+  unscheduling the old revision and the "scheduled" history entry), after the same publish
+  gates the editor applies (``blog.forms.article_problems``).
+"""
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import date, datetime, time
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
+
+from wagtail.locks import ScheduledForPublishLock
+from wagtail.signals import init_new_page
+
+from .forms import article_problems
+
+# The time of day a new article from the calendar goes live, in the site's time zone.
+NEW_ARTICLE_TIME = time(9, 0)
+
+_pending_go_live: ContextVar[datetime | None] = ContextVar("calendar_pending_go_live", default=None)
+
+
+def day_start(day: date, at: time = NEW_ARTICLE_TIME) -> datetime:
+    """The aware datetime of ``day`` at ``at`` in the current (site) time zone."""
+    return timezone.make_aware(datetime.combine(day, at), timezone.get_current_timezone())
+
+
+class DayForm(forms.Form):
+    """``go_live_at=YYYY-MM-DD`` on the add-page URL; today or later (a past go-live publishes at once)."""
+
+    go_live_at = forms.DateField(input_formats=["%Y-%m-%d"])
+
+    def clean_go_live_at(self):
+        day = self.cleaned_data["go_live_at"]
+        if day < timezone.localdate():
+            raise forms.ValidationError("Choose today or a later day for the go-live date.")
+        return day
+
+
+def prefill_go_live(request, parent_page, page_class):
+    """``before_create_page`` hook: remember the go-live day asked for by ``?go_live_at=``.
+
+    Only for GET requests of page types with a ``go_live_at`` field; a malformed or past day is
+    ignored with a warning, and the editor gets an empty go-live field as usual.
+    """
+    _pending_go_live.set(None)
+    if request.method != "GET" or "go_live_at" not in request.GET:
+        return None
+    form = DayForm(request.GET)
+    if not form.is_valid():
+        messages.warning(
+            request,
+            "The go-live date was not filled in: " + " ".join(form.errors["go_live_at"]) + " (use YYYY-MM-DD).",
+        )
+        return None
+    _pending_go_live.set(day_start(form.cleaned_data["go_live_at"]))
+    return None
+
+
+def apply_pending_go_live(sender, page, parent, **kwargs):
+    """``init_new_page`` receiver: give the new page the go-live time ``prefill_go_live`` parsed."""
+    go_live_at = _pending_go_live.get()
+    _pending_go_live.set(None)
+    if go_live_at is not None:
+        page.go_live_at = go_live_at
+
+
+init_new_page.connect(apply_pending_go_live, dispatch_uid="blog_calendar_go_live")
+
+
+class MoveForm(forms.Form):
+    """The calendar's move form: ``page`` (an article id) and ``day`` (YYYY-MM-DD)."""
+
+    page = forms.IntegerField(min_value=1, max_value=2**31 - 1)
+    day = forms.DateField(input_formats=["%Y-%m-%d"])
+
+
+@dataclass
+class MoveRefused(Exception):
+    """Why a schedule could not be moved, in words for the moderator."""
+
+    message: str
+
+
+def move_schedule(page, day: date, user):
+    """Move ``page``'s scheduled revision to ``day``, keeping its time of day; returns the new revision.
+
+    ``page`` is the specific page, ``day`` a date in the site's time zone, ``user`` the moderator.
+    Raises ``PermissionDenied`` unless the user may publish the page, and ``MoveRefused`` when
+    the page has no schedule, has a newer draft or a lock, the new time is not in the future or
+    not before the page's expiry, or the publish gates fail.
+    """
+    if not page.permissions_for_user(user).can_publish():
+        raise PermissionDenied
+    scheduled = page.revisions.filter(approved_go_live_at__isnull=False).order_by("-approved_go_live_at").first()
+    if scheduled is None:
+        raise MoveRefused(f"“{page.draft_title}” is not scheduled, so there is nothing to move.")
+    if page.latest_revision_id != scheduled.pk:
+        # Saving the scheduled content as the newest revision would bury the newer draft.
+        raise MoveRefused(
+            f"“{page.draft_title}” has a newer draft than its schedule: open it in the editor to schedule that draft."
+        )
+    lock = page.get_lock()
+    # The schedule's own lock (Wagtail locks scheduled pages) is what a move replaces; an
+    # editor's lock or a workflow's still stops it.
+    if lock and not isinstance(lock, ScheduledForPublishLock) and lock.for_user(user):
+        raise MoveRefused(f"“{page.draft_title}” is locked: {lock.get_message(user)}")
+    current = timezone.localtime(scheduled.approved_go_live_at)
+    go_live_at = day_start(day, current.time())
+    if go_live_at <= timezone.now():
+        raise MoveRefused("Choose a day in the future: a schedule in the past would publish at once.")
+    draft = scheduled.as_object()
+    if draft.expire_at and draft.expire_at <= go_live_at:
+        raise MoveRefused(
+            f"“{page.draft_title}” expires on {timezone.localtime(draft.expire_at):%Y-%m-%d %H:%M}: "
+            "choose an earlier day or change its expiry in the editor."
+        )
+    problems = article_problems(
+        summary=draft.summary,
+        image=draft.image,
+        image_alt=draft.image_alt,
+        image_decorative=draft.image_decorative,
+        topics=draft.topics.all(),
+        search_description=draft.search_description,
+        body=draft.body,
+    )
+    if problems:
+        raise MoveRefused(" ".join(problem.message for problem in problems))
+    draft.go_live_at = go_live_at
+    try:
+        revision = draft.save_revision(user=user, log_action=True)
+    except ValidationError as error:
+        raise MoveRefused(" ".join(error.messages)) from error
+    revision.publish(user=user)
+    return revision

@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench faults backup restore screenshots
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench faults backup restore screenshots screenshots-editor
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -90,6 +90,9 @@ faults: install ## Load and fault runs on a throwaway PostgreSQL and Redis (port
 
 screenshots: install-dev ## Reader pages at phone and desktop widths into docs/screenshots/reader-*.png (Chromium)
 	$(PY) docs/screenshots/capture_reader.py
+
+screenshots-editor: install-dev ## Editor-guide shots (import, chart, footnotes, calendar, review panels) into docs/screenshots/; needs a running demo server: BASE_URL (default http://127.0.0.1:8000), MONTH=YYYY-MM for the calendar
+	$(PY) docs/screenshots/capture_editor.py --base-url $(or $(BASE_URL),http://127.0.0.1:8000) $(if $(MONTH),--month $(MONTH))
 
 clean: ## Remove the virtualenv and local data (database, media)
 	rm -rf $(VENV) var

@@ -184,12 +184,11 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     power = 10 ** math.floor(math.log10(raw))
     step = next(multiple * power for multiple in (1, 2, 5, 10) if multiple * power >= raw)
     start = math.floor(low / step) * step
-    ticks, value = [], start
-    while value < high + step * 0.5:
-        ticks.append(round(value, 12))
-        value += step
-        if value > high and ticks[-1] >= high:
-            break
+    # The last tick is the first at or above ``high``, so the tallest mark stays inside the axis;
+    # each tick is start + n steps (no running sum, whose rounding errors add up).
+    ticks = [round(start, 12)]
+    while ticks[-1] < high - step * 1e-9:
+        ticks.append(round(start + step * len(ticks), 12))
     return ticks
 
 

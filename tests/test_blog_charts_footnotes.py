@@ -11,7 +11,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from blog.blocks import ArticleBodyBlock, ChartBlock, FootnotesBlock
-from blog.charts import MAX_POINTS, parse_chart
+from blog.charts import MAX_POINTS, nice_ticks, parse_chart
 from blog.models import ArticlePage
 
 from .reader_pages import make_every_block_article
@@ -349,3 +349,18 @@ def test_chart_colours_come_from_the_theme_so_dark_mode_recolours_them():
     for rule in (".chart__s0{", ".chart__s1{", ".chart__text{", ".chart__grid{", ".chart__axis{"):
         declaration = css.split(rule, 1)[1].split("}", 1)[0]
         assert "var(--" in declaration, rule
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [(0, 1.75), (0, 1.5), (0, 1), (0, 7), (0, 99), (0, 100), (0, 101), (-3.2, 4.9), (0.1, 0.13)]
+    + [(5, 5), (0, 0), (-10, -2), (0, 1e9), (1e-6, 3e-6)],
+)
+def test_the_value_axis_covers_every_value(low, high):
+    """The first tick is at or below the smallest value and the last at or above the largest,
+    so no bar or point runs past the axis (a 1.75 bar once stood above a 1.5 top tick)."""
+    ticks = nice_ticks(low, high)
+    assert ticks[0] <= low and ticks[-1] >= high, ticks
+    assert ticks == sorted(ticks) and len(ticks) <= 12
+    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:], strict=False)}
+    assert len(steps) == 1, ticks

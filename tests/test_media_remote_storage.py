@@ -131,7 +131,8 @@ def uploaded_image(remote_media, admin_client):
         reverse("wagtailimages:add"),
         {
             "title": "Rack of GPUs",
-            "file": SimpleUploadedFile("rack.png", png_bytes(1600, 900, "teal")),
+            # A name no other test uploads: the check below looks for it in local media.
+            "file": SimpleUploadedFile("remote-only-rack.png", png_bytes(1600, 900, "teal")),
             "description": "A rack of GPUs in a data centre",
         },
     )
@@ -165,8 +166,7 @@ def test_upload_goes_to_the_bucket_and_renditions_are_made_from_it(uploaded_imag
     assert f"media/{original}" in bucket_keys(remote_media, "media/original_images/")
     assert default_storage.url(original).startswith(f"{remote_media.endpoint}/")
     assert fetch(default_storage.url(original))[0] == 403, "originals are not public"
-    # Looked for by the stored names: other tests upload local files called rack.png too.
-    assert not (media_root / original).exists(), "nothing may be written to local media"
+    assert not any(media_root.rglob("remote-only-rack*")), "nothing may be written to local media"
 
     renditions = image.get_renditions("fill-480x270|format-webp", "fill-1200x630|format-png")
     keys = bucket_keys(remote_media, "media/images/")
@@ -192,7 +192,10 @@ def test_article_page_shows_renditions_from_the_bucket(uploaded_image, remote_me
     html = response.content.decode()
     sources = re.findall(r'(?:src|srcset)="([^"]+)"', html)
     urls = {
-        candidate.split()[0] for source in sources for candidate in source.split(",") if "/images/rack" in candidate
+        candidate.split()[0]
+        for source in sources
+        for candidate in source.split(",")
+        if "/images/remote-only-rack" in candidate
     }
     # The hero picture: its sizes in AVIF, WebP and PNG (home.image_uploads.sizes).
     assert len(urls) >= 6, urls

@@ -31,6 +31,8 @@ import sys
 from io import BytesIO
 from pathlib import Path
 
+# The reader shots' Chromium flags (a script in this folder: run as a script, it is importable).
+from capture_reader import CHROMIUM_FLAGS
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
@@ -43,14 +45,6 @@ PHONE = {"width": 390, "height": 844}
 MAX_HEIGHT = 1800
 TIMEOUT_MS = 30_000
 PAD = 16
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 # The upload for the import shot: a title, a topic that does not exist, a level-4 heading and a
 # footnote, so the report has something to say.
 SAMPLE_MARKDOWN = """\

@@ -68,8 +68,10 @@ format: install-dev ## Apply ruff's fixes and formatting
 # pytest-xdist workers (one per core by default); PYTEST_WORKERS=0 runs in this process.
 # loadgroup: tests marked xdist_group share a worker (one S3 or app-server fixture per module).
 PYTEST_WORKERS ?= auto
+# Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): each
+# worker otherwise compiles the project and rewrites every test module's asserts again.
 pytest: install-dev ## Run the test suite only (PYTEST_WORKERS=0 for one process, PYTEST_ARGS=... to pass on)
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 test: lint pytest ## Lint, then run the whole test suite
 

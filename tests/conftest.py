@@ -276,7 +276,35 @@ def _empties_the_database(item) -> bool:
     return transactional or "live_server" in fixtures or "transactional_db" in fixtures
 
 
+# Fixtures through which a test reaches the database (pytest-django's, and so every fixture
+# built on them: ``demo``, ``editor``, ``live_server``...).
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
+
+
+def uses_a_database(item) -> bool:
+    """Whether ``item`` can reach the database: a ``django_db`` mark, a database fixture, or the
+    ``every_database`` mark of a module whose subprocesses inherit ``DATABASE_URL``."""
+    if item.get_closest_marker("django_db") or item.get_closest_marker("every_database"):
+        return True
+    return bool(DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items):
-    """Run the tests that empty the database last (a stable sort keeps the rest in order)."""
+def pytest_collection_modifyitems(config, items):
+    """Run the tests that empty the database last (a stable sort keeps the rest in order).
+
+    With ``CEDANA_DATABASE_TESTS_ONLY=1`` (``.ci/run``'s PostgreSQL pass) the tests that never
+    reach a database are deselected: the SQLite pass ran them, and they cannot answer otherwise
+    on another database."""
+    if os.environ.get("CEDANA_DATABASE_TESTS_ONLY") == "1":
+        kept = [item for item in items if uses_a_database(item)]
+        if len(kept) < len(items):
+            config.hook.pytest_deselected(items=[item for item in items if not uses_a_database(item)])
+            items[:] = kept
     items.sort(key=_empties_the_database)

@@ -11,6 +11,9 @@ import pytest
 
 from config.settings.base import env_bool, env_list
 
+# Subprocesses here inherit DATABASE_URL: run on every database (tests/conftest.py).
+pytestmark = pytest.mark.every_database
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

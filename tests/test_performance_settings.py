@@ -6,6 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# Subprocesses here inherit DATABASE_URL: run on every database (tests/conftest.py).
+pytestmark = pytest.mark.every_database
+
 ROOT = Path(__file__).resolve().parent.parent
 PRINT = (
     "import json; from config.settings import production as s; "

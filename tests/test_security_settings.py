@@ -15,6 +15,9 @@ from django.utils import timezone
 import pytest
 import time_machine
 
+# Subprocesses here inherit DATABASE_URL: run on every database (tests/conftest.py).
+pytestmark = pytest.mark.every_database
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # What the production settings must say, checked by value (not only by `check --deploy`).

@@ -245,7 +245,7 @@ def test_charts_reach_feed_readers_as_svg_and_videos_as_links(client, demo, monk
             "type": "chart",
             "value": {
                 "title": "Busy vs idle",
-                "kind": "bar",
+                "kind": "grouped_bar",
                 "data": "month,busy,idle\nJan,3,1\nFeb,5,2",
                 "series": "",
                 "x_title": "",

@@ -14,6 +14,7 @@ HTML-escaped, because RSS ``<description>`` and Atom ``<summary type="html">`` a
 """
 
 import mimetypes
+from contextvars import ContextVar
 from urllib.parse import urljoin
 
 from django.contrib.syndication.views import Feed
@@ -63,6 +64,25 @@ FEED_ATTRIBUTES = {
 }
 
 
+# The article URL that relative URLs in the body being cleaned resolve against: one cleaner for
+# every entry (building one takes about a millisecond), its URL hooks reading the entry's base.
+_BASE_URL: ContextVar[str] = ContextVar("feed_base_url")
+
+
+def _absolute_url(url: str) -> str:
+    return urljoin(_BASE_URL.get(), url.strip())
+
+
+def _absolute_srcset(tag: str, attribute: str, value: str) -> str | None:
+    if attribute != "srcset":
+        return value
+    candidates = [_absolute_candidate(_BASE_URL.get(), part) for part in value.split(",") if part.strip()]
+    return ", ".join(c for c in candidates if check_url(c.partition(" ")[0])) or None
+
+
+_FEED_CLEANER = allow_list(FEED_TAGS, FEED_ATTRIBUTES, relative_url=_absolute_url, attribute_filter=_absolute_srcset)
+
+
 def feed_body_html(article, request) -> str:
     """The article's whole body as the page shows it, fit for a feed reader: HTML (str) with
     every link and image URL absolute against the article's URL, embedded players as links to
@@ -72,23 +92,13 @@ def feed_body_html(article, request) -> str:
     html = render_to_string(
         "components/feed_body.html", {"article": article, "page": article, "for_feed": True}, request=request
     )
-    base = article.get_full_url(request)
-
-    def srcset_absolute(tag: str, attribute: str, value: str) -> str | None:
-        if attribute != "srcset":
-            return value
-        candidates = [_absolute_candidate(base, part) for part in value.split(",") if part.strip()]
-        return ", ".join(c for c in candidates if check_url(c.partition(" ")[0])) or None
-
-    cleaner = allow_list(
-        FEED_TAGS,
-        FEED_ATTRIBUTES,
-        relative_url=lambda url: urljoin(base, url.strip()),
-        attribute_filter=srcset_absolute,
-    )
-    # Characters XML 1.0 cannot hold (a code block may hold an ANSI escape) are removed with the
-    # rest of the entry's text as the feed is written (``home.text_cleaning``).
-    return cleaner.clean(html)
+    token = _BASE_URL.set(article.get_full_url(request))
+    try:
+        # Characters XML 1.0 cannot hold (a code block may hold an ANSI escape) are removed with
+        # the rest of the entry's text as the feed is written (``home.text_cleaning``).
+        return _FEED_CLEANER.clean(html)
+    finally:
+        _BASE_URL.reset(token)
 
 
 def _absolute_candidate(base: str, candidate: str) -> str:

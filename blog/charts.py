@@ -28,6 +28,16 @@ MAX_POINTS = 2000
 # Pasted data longer than this is refused before parsing (2000 values of ~20 characters each,
 # with labels, fit well within it).
 MAX_DATA_LENGTH = 100_000
+
+# What ``render_svg`` writes: its elements and attributes (the feeds keep exactly these: blog.feeds).
+SVG_ELEMENTS = frozenset({"svg", "title", "desc", "line", "text", "rect", "circle", "polyline"})
+SVG_ATTRIBUTES = frozenset(
+    {
+        *("xmlns", "class", "role", "viewBox", "width", "height", "x", "y", "x1", "x2", "y1", "y2"),
+        *("cx", "cy", "r", "points", "fill", "stroke", "stroke-width", "stroke-dasharray"),
+        *("text-anchor", "dominant-baseline", "font-size", "transform"),
+    }
+)
 MAX_COLUMNS = 13  # a label column and up to 12 series, like TABLE_MAX_COLUMNS
 MAX_SERIES_SHOWN = 4  # more colours than this cannot be told apart in print
 

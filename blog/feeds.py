@@ -14,6 +14,7 @@ HTML-escaped, because RSS ``<description>`` and Atom ``<summary type="html">`` a
 """
 
 import mimetypes
+from contextvars import ContextVar
 from urllib.parse import urljoin
 
 from django.contrib.syndication.views import Feed
@@ -22,13 +23,13 @@ from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
 from django.utils.html import escape
 
 from wagtail.images.models import SourceImageIOError
+from wagtail.whitelist import check_url
 
-from bs4 import BeautifulSoup
-
+from blog import charts, mathml
 from home.caching import site_chrome
 from home.models import SOCIAL_IMAGE_SPEC
 from home.public_pages import in_request_site
-from home.rich_text_safety import remove_active_content
+from home.rich_text_safety import RICH_TEXT_ATTRIBUTES, RICH_TEXT_TAGS, allow_list
 from home.seo import absolute_url, site_name
 from home.text_cleaning import without_invalid_characters
 
@@ -36,37 +37,68 @@ from home.text_cleaning import without_invalid_characters
 # keep the response light (each entry carries the whole body).
 FEED_SIZE = 20
 
-# Attributes holding one URL, and those holding a srcset list ("url 480w, url 800w").
-_URL_ATTRIBUTES = ("href", "src", "poster")
-_SRCSET_ATTRIBUTES = ("srcset",)
+# What the rendered body may hold in a feed: the stored rich text's elements
+# (home.rich_text_safety) plus what our block templates (templates/components/streamfield/blocks/),
+# Wagtail's {% picture %}, Pygments (blog.blocks.highlight) and footnote references write, and the
+# MathML and chart SVG of our own renderers (blog.mathml, blog.charts).
+_HTML_TAGS = frozenset(
+    {
+        *("div", "section", "aside", "figure", "figcaption", "span", "strong", "em", "pre", "mark"),
+        *("table", "caption", "thead", "tbody", "tr", "th", "td", "details", "summary"),
+        *("picture", "source", "img"),
+    }
+)
+# (Rendered rich text has no <embed>: Wagtail has made its images and players of them.)
+FEED_TAGS = (RICH_TEXT_TAGS - {"embed"}) | _HTML_TAGS | mathml.ELEMENTS | charts.SVG_ELEMENTS
+FEED_ATTRIBUTES = {
+    **RICH_TEXT_ATTRIBUTES,
+    "*": {"class", "id", "role", "aria-label", "aria-labelledby", "aria-hidden"},
+    "img": {"src", "srcset", "sizes", "alt", "width", "height", "loading", "decoding"},
+    "source": {"srcset", "sizes", "type", "media"},
+    "th": {"scope", "colspan", "rowspan"},
+    "td": {"colspan", "rowspan"},
+    "ol": {"start"},
+    "annotation": {"encoding"},
+    **{name: mathml.ATTRIBUTES | {"xmlns"} for name in mathml.ELEMENTS - {"annotation"}},
+    **dict.fromkeys(charts.SVG_ELEMENTS, charts.SVG_ATTRIBUTES),
+}
+
+
+# The article URL that relative URLs in the body being cleaned resolve against: one cleaner for
+# every entry (building one takes about a millisecond), its URL hooks reading the entry's base.
+_BASE_URL: ContextVar[str] = ContextVar("feed_base_url")
+
+
+def _absolute_url(url: str) -> str:
+    return urljoin(_BASE_URL.get(), url.strip())
+
+
+def _absolute_srcset(tag: str, attribute: str, value: str) -> str | None:
+    if attribute != "srcset":
+        return value
+    candidates = [_absolute_candidate(_BASE_URL.get(), part) for part in value.split(",") if part.strip()]
+    return ", ".join(c for c in candidates if check_url(c.partition(" ")[0])) or None
+
+
+_FEED_CLEANER = allow_list(FEED_TAGS, FEED_ATTRIBUTES, relative_url=_absolute_url, attribute_filter=_absolute_srcset)
 
 
 def feed_body_html(article, request) -> str:
     """The article's whole body as the page shows it, fit for a feed reader: HTML (str) with
-    every link and image URL absolute against the article's URL, embedded players replaced by
-    links to them, active content removed (``home.rich_text_safety.remove_active_content``:
-    scripts, styles, frames, forms, ``on*`` attributes, ``javascript:`` URLs). ``article`` needs
-    its body loaded."""
-    html = render_to_string("components/feed_body.html", {"article": article, "page": article}, request=request)
-    soup = BeautifulSoup(html, "html.parser")
-    for frame in soup.find_all("iframe"):
-        # Feed readers drop frames: a link to the player keeps the video reachable.
-        link = soup.new_tag("a", href=frame.get("src", ""))
-        link.string = frame.get("title") or "Watch the video"
-        frame.replace_with(link)
-    base = article.get_full_url(request)
-    for tag in soup.find_all(True):
-        for name in _URL_ATTRIBUTES:
-            if tag.get(name):
-                tag[name] = urljoin(base, tag[name].strip())
-        for name in _SRCSET_ATTRIBUTES:
-            if tag.get(name):
-                tag[name] = ", ".join(_absolute_candidate(base, part) for part in tag[name].split(","))
-    # Characters XML 1.0 cannot hold (a code block may hold an ANSI escape) are removed with the
-    # rest of the entry's text as the feed is written (``home.text_cleaning``).
-    # The body's MathML and chart SVG are our renderers' (blog.mathml, blog.charts: escaped text
-    # in fixed elements): kept.
-    return remove_active_content(str(soup), keep=frozenset({"math", "svg"}))
+    every link and image URL absolute against the article's URL, embedded players as links to
+    them (``for_feed`` in the block templates), and nothing but ``FEED_TAGS`` with
+    ``FEED_ATTRIBUTES`` (nh3, ``home.rich_text_safety.allow_list``: no script, style, frame,
+    form, ``on*`` attribute or ``javascript:`` URL). ``article`` needs its body loaded."""
+    html = render_to_string(
+        "components/feed_body.html", {"article": article, "page": article, "for_feed": True}, request=request
+    )
+    token = _BASE_URL.set(article.get_full_url(request))
+    try:
+        # Characters XML 1.0 cannot hold (a code block may hold an ANSI escape) are removed with
+        # the rest of the entry's text as the feed is written (``home.text_cleaning``).
+        return _FEED_CLEANER.clean(html)
+    finally:
+        _BASE_URL.reset(token)
 
 
 def _absolute_candidate(base: str, candidate: str) -> str:

@@ -30,8 +30,9 @@ MAX_LATEX_LENGTH = 2000
 
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:[^$\\]|\\.)+?)(?<!\s)\$(?![0-9$])", re.DOTALL)
 
-# MathML Core's presentation elements (https://www.w3.org/TR/mathml-core/), the ones latex2mathml writes.
-_ELEMENTS = frozenset(
+# MathML Core's presentation elements (https://www.w3.org/TR/mathml-core/), the ones latex2mathml writes
+# (also what the feeds keep of a formula: blog.feeds).
+ELEMENTS = frozenset(
     [
         "math",
         "mrow",
@@ -65,7 +66,7 @@ _ELEMENTS = frozenset(
         "none",
     ]
 )
-_ATTRIBUTES = frozenset(
+ATTRIBUTES = frozenset(
     [
         "display",
         "mathvariant",
@@ -155,12 +156,12 @@ def _unbalanced_braces(latex: str) -> str | None:
 def _check_tree(root) -> None:
     for element in root.iter():
         name = _local(element.tag)
-        if name not in _ELEMENTS:
+        if name not in ELEMENTS:
             raise LatexError(
                 f"markup such as <{name}> is not allowed in a formula (write \\text{{...}} as plain text)"
             )
         for attribute in element.attrib:
-            if _local(attribute) not in _ATTRIBUTES:
+            if _local(attribute) not in ATTRIBUTES:
                 raise LatexError(f"this formula uses a command that is not allowed here (it sets '{attribute}')")
         text = (element.text or "").strip()
         if name in {"mi", "mo"} and text.startswith("\\") and len(text) > 1:

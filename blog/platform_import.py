@@ -13,9 +13,9 @@ is told by the file, never guessed from its name alone:
 
 Anything else with those suffixes is refused with a message saying what was expected. Only
 posts of type ``post`` are articles; pages, attachments and menu items are reported as skipped.
-Bodies are HTML, read with Beautiful Soup (the parser of ``home.rich_text_safety``) into our
-blocks; see ``HtmlBodyReader``. Images are never fetched: an image URL is looked up by its path
-among the export's files (folder or zip) and the ``--media`` folder, else reported and left out.
+Bodies are HTML, read with Beautiful Soup into our blocks; see ``HtmlBodyReader``. Images are
+never fetched: an image URL is looked up by its path among the export's files (folder or zip)
+and the ``--media`` folder, else reported and left out.
 """
 
 import json
@@ -49,7 +49,7 @@ from blog.markdown_import import (
 )
 from blog.models import SUMMARY_MAX_LENGTH, Author, TopicPage
 from home.links import is_other_host_path
-from home.rich_text_safety import ACTIVE_ELEMENTS, remove_active_content
+from home.rich_text_safety import remove_active_content
 from home.text_cleaning import remove_invalid_characters
 
 # An export is one file holding every post; a blog of thousands of posts is a few tens of MB.
@@ -61,6 +61,12 @@ DC_NAMESPACE = "http://purl.org/dc/elements/1.1/"
 SHORTCODE = re.compile(r"\[/?([A-Za-z][\w-]*)(?:\s[^\]]*)?\]")
 GHOST_URL = "__GHOST_URL__"
 WRAPPERS = {"div", "section", "article", "main", "header", "footer", "aside", "center", "body", "html"}
+# Elements an import leaves out whole, with a note: they run code, pull in other documents or
+# embed players (the paragraphs it writes are then cleaned by home.rich_text_safety's allow-list).
+LEFT_OUT = {
+    *("script", "style", "iframe", "frame", "frameset", "object", "applet", "embed", "video", "audio"),
+    *("form", "input", "base", "meta", "link", "svg", "math", "noscript", "template"),
+}
 INLINE = {
     *("a", "b", "strong", "i", "em", "code", "kbd", "samp", "tt", "span", "br", "u", "s", "del"),
     *("ins", "sub", "sup", "small", "mark", "abbr", "cite", "q", "time", "font", "img", "var", "dfn"),
@@ -512,7 +518,7 @@ class HtmlBodyReader:
                     self.loose.append(node)
                 continue
             name = node.name
-            if name in ACTIVE_ELEMENTS or name in {"iframe", "embed", "video", "audio", "noscript", "input"}:
+            if name in LEFT_OUT:
                 self.note(f"<{name}> was removed (no active content or embeds from an import)")
                 continue
             if name in INLINE and not (name == "img" or node.find("img")):
@@ -577,7 +583,7 @@ class HtmlBodyReader:
                 runs.append(("text", re.sub(r"\s+", " ", text)))
             return
         name = node.name
-        if name in ACTIVE_ELEMENTS or name in {"iframe", "embed", "video", "audio", "noscript", "input"}:
+        if name in LEFT_OUT:
             self.note(f"<{name}> was removed (no active content or embeds from an import)")
         elif name in {"b", "strong", "i", "em"}:
             tag = "b" if name in {"b", "strong"} else "i"

@@ -6,58 +6,115 @@ renders stored rich text as it finds it, so HTML that arrives another way (a fix
 script, a data migration, a direct database edit) would reach readers unchanged.
 ``remove_active_content`` cleans such HTML when it is loaded: ``SafeRichTextBlock`` applies it
 to every rich text block of the article body.
+
+The cleaning is nh3's (the Python binding of the Rust sanitiser ammonia): an allow-list, so
+an element or attribute nobody listed here is dropped, whatever new trick it is.
+``allow_list`` builds such a cleaner with the site's URL rules for other HTML (the feeds use it
+for the rendered article body).
 """
+
+import re
+from collections.abc import Iterable, Mapping
 
 from wagtail import blocks
 from wagtail.rich_text import RichText
-from wagtail.whitelist import check_url
+from wagtail.whitelist import ALLOWED_URL_SCHEMES, check_url
 
-from bs4 import BeautifulSoup
+import nh3
 
 from .links import is_other_host_path
 
-# Elements that run code or pull in other documents; never part of our rich text features.
-# (Wagtail's own <embed embedtype="..."> placeholders are rewritten by Wagtail and are kept.)
-ACTIVE_ELEMENTS = {
-    *("script", "style", "iframe", "frame", "frameset", "object", "applet"),
-    *("form", "base", "meta", "link", "svg", "math"),
+# Wagtail's stored rich-text format for its built-in features (Wagtail docs, "Rich text
+# internals" and "Rich text features"): Draftail writes <p>, <h2>..., lists, <b>, <i>, <code>,
+# <sup>, <sub>, <s>, <kbd>, <blockquote>, <hr/>, <br/> and links, with a data-block-key on each
+# block; page and document links are <a linktype="page" id="..">, images and media embeds are
+# <embed embedtype="image" id=".." format=".." alt=".."/> and <embed embedtype="media" url=".."/>.
+_BLOCK_ELEMENTS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote")
+RICH_TEXT_TAGS = frozenset({*_BLOCK_ELEMENTS, "b", "i", "code", "sup", "sub", "s", "kbd", "hr", "br", "a", "embed"})
+RICH_TEXT_ATTRIBUTES: Mapping[str, frozenset[str]] = {
+    **{name: frozenset({"data-block-key"}) for name in _BLOCK_ELEMENTS},
+    "a": frozenset({"href", "linktype", "id"}),
+    "embed": frozenset({"embedtype", "id", "format", "alt", "url"}),
 }
-URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "poster", "background"}
+
+# Removed with everything inside them (the others not allowed lose their tags, keep their text).
+_CLEAN_CONTENT_TAGS = frozenset(
+    {"script", "style", "iframe", "object", "applet", "noscript", "noembed", "noframes", "template", "xmp"}
+)
 
 
-def remove_active_content(html: str, keep: frozenset[str] = frozenset()) -> str:
-    """Return ``html`` without script: active elements removed, ``on*`` event attributes removed,
-    and URL attributes with a scheme other than http(s), ftp, mailto or tel removed (Wagtail's
-    ``check_url``, which also sees through entities and control characters, e.g. ``jav&#9;ascript:``),
-    and scheme-relative URLs (``//host`` in any spelling: ``home.links.is_other_host_path``).
+def _same_site_or_dropped(url: str) -> str | None:
+    """nh3's hook for relative URLs: site paths and fragments stay, ``//host`` in any
+    spelling (another host behind what looks like a path, ``home.links``) is dropped."""
+    return None if is_other_host_path(url) else url
 
-    Wagtail's link and embed placeholders (``<a linktype=...>``, ``<embed embedtype=...>``) are
-    kept, and so are the elements named in ``keep`` (e.g. ``{"math"}`` for HTML whose MathML our
-    own renderer made from an allow-list, ``blog.mathml``), with their attributes still checked.
-    Unchanged input is returned as the same string, so clean rich text is not reformatted.
+
+def allow_list(
+    tags: Iterable[str],
+    attributes: Mapping[str, Iterable[str]],
+    *,
+    relative_url=_same_site_or_dropped,
+    attribute_filter=None,
+) -> nh3.Cleaner:
+    """An nh3 cleaner keeping only ``tags`` and, per tag, the ``attributes`` named
+    (``{"a": {"href"}, "*": {"class"}}``), with the site's URL rules on ``href`` and ``src``:
+    absolute URLs only in Wagtail's schemes (``wagtail.whitelist.ALLOWED_URL_SCHEMES``: http(s),
+    ftp, mailto, tel; so no ``javascript:`` or ``data:``, in any spelling nh3's URL parser
+    reads as one), relative URLs through ``relative_url(url) -> url or None`` (default: keep
+    site paths, drop ``//host``); ``attribute_filter(tag, attribute, value) -> value or None``
+    rewrites or drops any kept attribute (nh3's hook). Scripts, styles, frames and objects go with their content;
+    comments go; no ``rel`` is added to links. Call ``.clean(html) -> str``."""
+    tags = frozenset(tags)
+    return nh3.Cleaner(
+        tags=set(tags),
+        clean_content_tags=set(_CLEAN_CONTENT_TAGS - tags),
+        # "*" is always given: ammonia's default allows lang and title on every element.
+        attributes={"*": set(), **{name: set(values) for name, values in attributes.items()}},
+        url_schemes=set(ALLOWED_URL_SCHEMES),
+        url_relative=relative_url,
+        attribute_filter=attribute_filter,
+        link_rel=None,
+        strip_comments=True,
+    )
+
+
+def _embed_url(tag: str, attribute: str, value: str) -> str | None:
+    """nh3 checks URLs in ``href`` and ``src`` only; a media embed's ``url`` (the address
+    Wagtail asks the provider about) gets the same rule: http(s) and the like, no ``//host``."""
+    if attribute == "url" and (check_url(value) is None or is_other_host_path(value)):
+        return None
+    return value
+
+
+_RICH_TEXT = allow_list(RICH_TEXT_TAGS, RICH_TEXT_ATTRIBUTES, attribute_filter=_embed_url)
+
+# nh3 writes HTML5 (<br>, <embed ...>, attribute values always in double quotes with < > " &
+# escaped); Wagtail's stored format closes void elements (<br/>), and its embed rewriter only
+# finds an <embed .../> (wagtail.rich_text.rewriters.FIND_EMBED_TAG).
+_EMBED_WITHOUT_TYPE = re.compile(r"<embed(?![^>]*\sembedtype=)[^>]*>")
+_VOID_ELEMENT = re.compile(r"<(br|hr|embed)((?:\s[^>]*)?)>")
+
+
+def _as_stored_rich_text(html: str) -> str:
+    html = _EMBED_WITHOUT_TYPE.sub("", html)  # only Wagtail's own embeds have a meaning here
+    return _VOID_ELEMENT.sub(r"<\1\2/>", html)
+
+
+def remove_active_content(html: str) -> str:
+    """Return stored rich text ``html`` (str) with only what Wagtail's rich-text format holds
+    (``RICH_TEXT_TAGS`` with ``RICH_TEXT_ATTRIBUTES``): any other element loses its tags (its
+    text stays; script, style, frames and objects go whole, and so does MathML or SVG), any other
+    attribute (``on*``, ``style``, ``class``) goes, and so does a URL that ``allow_list`` refuses.
+
+    Wagtail's page and document links (``<a linktype="page" id="..">``) and image and media
+    embeds (``<embed embedtype="image" .../>``) are kept; an ``<embed>`` without ``embedtype``
+    is removed. Input that is already clean comes back as the same string, so stored rich text
+    is not reformatted.
     """
     if not html or "<" not in html:
         return html
-    soup = BeautifulSoup(html, "html.parser")
-    changed = False
-    for tag in soup.find_all(True):
-        if tag.decomposed:  # inside an element removed before it (<svg><g>, <form><input>)
-            continue
-        if (tag.name in ACTIVE_ELEMENTS and tag.name not in keep) or (
-            tag.name == "embed" and "embedtype" not in tag.attrs
-        ):
-            tag.decompose()
-            changed = True
-            continue
-        for name in list(tag.attrs):
-            value = tag.attrs[name]
-            value = " ".join(value) if isinstance(value, list) else str(value)
-            if name.startswith("on") or (
-                name in URL_ATTRIBUTES and (check_url(value) is None or is_other_host_path(value))
-            ):
-                del tag.attrs[name]
-                changed = True
-    return str(soup) if changed else html
+    cleaned = _as_stored_rich_text(_RICH_TEXT.clean(html))
+    return html if cleaned == html else cleaned
 
 
 class SafeRichTextBlock(blocks.RichTextBlock):

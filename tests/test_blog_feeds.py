@@ -228,3 +228,44 @@ def test_formulas_reach_feed_readers_as_mathml(client, demo, url):
         ET.fromstring(str(formula))  # noqa: S314 - well-formed MathML or this raises
         assert formula.find("annotation").get("encoding") == "application/x-tex"
     assert not soup.find_all(["script", "svg"])
+
+
+@pytest.mark.parametrize("url", ["/blog/feed/rss/", "/blog/feed/atom/"])
+def test_charts_reach_feed_readers_as_svg_and_videos_as_links(client, demo, monkeypatch, url):
+    """The feed's allow-list (``blog.feeds.FEED_TAGS``) keeps the chart's SVG as blog.charts
+    draws it, and the video block gives feed readers a link to the player instead of a frame."""
+    from bs4 import BeautifulSoup
+
+    from .factories import ArticlePageFactory
+
+    player = {"src": "https://www.youtube-nocookie.com/embed/abc", "title": "A tour of the fleet"}
+    monkeypatch.setattr("blog.blocks.video_player", lambda video: player if video else None)
+    body = [
+        {
+            "type": "chart",
+            "value": {
+                "title": "Busy vs idle",
+                "kind": "grouped_bar",
+                "data": "month,busy,idle\nJan,3,1\nFeb,5,2",
+                "series": "",
+                "x_title": "",
+                "x_unit": "",
+                "y_title": "GPU-hours",
+                "y_unit": "",
+                "summary": "",
+            },
+        },
+        {"type": "embed", "value": {"video": "https://www.youtube.com/watch?v=abc", "caption": "The tour"}},
+    ]
+    ArticlePageFactory(parent=demo.blog, title="Full content entry", summary="A chart.", body=body)
+    _summary, content = _entry_content(client, url)
+    soup = BeautifulSoup(content, "html.parser")
+    (svg,) = soup.find_all("svg")
+    assert svg["role"] == "img" and svg["viewbox"].startswith("0 0 ")
+    assert svg.find("title").get_text() == "Busy vs idle"
+    assert len(svg.find_all("rect", class_="chart__mark")) == 4
+    assert svg.find("text", transform=True).get_text() == "GPU-hours"
+    assert not soup.find_all(["iframe", "script", "style"])
+    links = {a.get_text(): a.get("href") for a in soup.find_all("a")}
+    assert links["A tour of the fleet"] == player["src"]
+    assert links["Download the data as CSV"] is None  # a data: URL, which feeds do not carry

@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "axes",
     "django_otp",
     "django_otp.plugins.otp_totp",
+    "dbbackup",  # the copying behind backup_site and restore_site (home/operations/backups.py)
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -213,6 +214,12 @@ STORAGES = {
     "default": media_storage(),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# django-dbbackup, which backup_site and restore_site drive (home/operations/backups.py):
+# restores run pg_restore without the dump's owners (the target's user owns what it creates),
+# and failures are reported by those commands rather than mailed.
+DBBACKUP_CONNECTORS = {"default": {"PG_OPTIONS": "--no-owner"}}
+DBBACKUP_SEND_EMAIL = False
 
 # Only staff sign in, so sessions are staff sessions: they end with the browser and after
 # SESSION_COOKIE_AGE seconds at most (default 12 hours, a working day plus margin).

@@ -1,30 +1,42 @@
-"""Site backups: the database plus media, in one folder with a manifest of what it holds.
+"""Site backups: the database and the media, in one folder with a manifest of what it holds.
 
-A backup folder contains ``db.dump`` (PostgreSQL, ``pg_dump --format=custom``) or
-``db.sql`` (SQLite, an SQL dump read inside one transaction, so it is consistent),
-``media.tar.gz`` (MEDIA_ROOT, when media is stored locally) and ``manifest.json`` (when, which
-engine, and the page, revision, image and document counts used to check a restore).
+The copying is django-dbbackup's: its ``dbbackup``/``dbrestore`` commands dump and restore the
+database (PostgreSQL: ``pg_dump --format=custom`` and ``pg_restore``; SQLite: SQLite's online
+backup, a consistent copy of the file with its full-text index), and ``mediabackup``/
+``mediarestore`` copy the media through Django's storage API, so uploads kept in object storage
+(S3, ``config.settings.base.media_storage``) are backed up and restored like local ones.
 
-We write this ourselves because the maintained tools each cover half (django-dbbackup has no
-release for Django 5.2 here; pg_dump knows nothing of media); the heavy lifting stays with
-pg_dump/pg_restore and SQLite's own dump (``iterdump``). SQLite's online backup API is not
-used: it retries forever while another connection holds a lock (shared-cache databases).
+Ours is what those commands leave open: one folder per backup, and a manifest
+(``manifest.json``: when, which engine, the page, revision, image and document counts and the
+number of media files) that a restore is checked against, into an empty database only.
+
+A backup folder holds ``database.dump`` (with django-dbbackup's ``database.dump.metadata``: the
+engine and the connector that wrote it), ``media.tar.gz`` and ``manifest.json``.
 """
 
+import io
 import json
-import os
-import sqlite3
-import subprocess
 import tarfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.core.files.storage import default_storage
+from django.core.management import CommandError, call_command
+from django.db import connection
 
 from wagtail.documents import get_document_model
 from wagtail.images import get_image_model
 from wagtail.models import Page, Revision
+
+from dbbackup.db.exceptions import CommandConnectorError
+
+DATABASE_FILE = "database.dump"
+MEDIA_FILE = "media.tar.gz"
+MANIFEST_FILE = "manifest.json"
+# The layout above; backups written before django-dbbackup (db.sql or db.dump with a media
+# folder archive) have no "format" in their manifest.
+FORMAT = 2
 
 
 class BackupError(Exception):
@@ -48,142 +60,101 @@ def _engine() -> str:
     return vendor
 
 
-def _pg_env_and_args() -> tuple[dict, list[str]]:
-    db = connection.settings_dict
-    env = {**os.environ}
-    if db.get("PASSWORD"):
-        env["PGPASSWORD"] = db["PASSWORD"]
-    args = ["--dbname", db["NAME"]]
-    if db.get("HOST"):
-        args += ["--host", db["HOST"]]
-    if db.get("PORT"):
-        args += ["--port", str(db["PORT"])]
-    if db.get("USER"):
-        args += ["--username", db["USER"]]
-    return env, args
-
-
-def _run(command: list[str], env: dict | None = None) -> None:
+def _run(command: str, **options) -> None:
+    """Run one of django-dbbackup's commands quietly; its failures become BackupError."""
     try:
-        subprocess.run(command, env=env, check=True, capture_output=True, text=True)  # noqa: S603 - fixed argv
-    except FileNotFoundError as error:
-        raise BackupError(f"{command[0]} is not installed (PostgreSQL client tools are needed).") from error
-    except subprocess.CalledProcessError as error:
-        raise BackupError(f"{command[0]} failed: {error.stderr.strip()[:500]}") from error
+        call_command(command, interactive=False, quiet=True, stdout=io.StringIO(), **options)
+    except (CommandError, CommandConnectorError, OSError, tarfile.TarError) as error:
+        raise BackupError(f"{command} failed: {str(error).strip()[:500]}") from error
 
 
-def _media_root() -> Path | None:
-    """MEDIA_ROOT when uploads are stored on local disk, else None (object storage)."""
-    backend = settings.STORAGES["default"]["BACKEND"]
-    if backend != "django.core.files.storage.FileSystemStorage":
-        return None
-    return Path(settings.MEDIA_ROOT)
-
-
-# FTS5 keeps a virtual table's data in shadow tables named after it; iterdump writes those in an
-# order SQLite cannot load back. The dump instead recreates each virtual table and inserts its
-# rows through it, so FTS5 rebuilds its own shadow tables.
-_FTS_SHADOW_SUFFIXES = ("_data", "_idx", "_content", "_docsize", "_config")
-
-
-def _dump_sqlite(raw_connection, out) -> None:
-    """Write an SQL dump of ``raw_connection`` to ``out``, leaving out full-text search tables."""
-    virtual = raw_connection.execute(
-        "SELECT name, sql FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'"
-    ).fetchall()
-    skipped = [name + suffix for name, _sql in virtual for suffix in ("", *_FTS_SHADOW_SUFFIXES)]
-    for statement in raw_connection.iterdump():
-        if "sqlite_master" in statement or "writable_schema" in statement:
-            continue
-        if any(f'"{name}"' in statement or f"'{name}'" in statement for name in skipped):
-            continue
-        out.write(f"{statement}\n")
-    for name, sql in virtual:
-        out.write(f"{sql};\n")
-        columns = [row[1] for row in raw_connection.execute(f'PRAGMA table_info("{name}")')]
-        values = " || ',' || ".join(f'quote("{column}")' for column in ["rowid", *columns])
-        column_list = ",".join(["rowid", *(f'"{column}"' for column in columns)])
-        rows = raw_connection.execute(
-            f"SELECT 'INSERT INTO \"{name}\"({column_list}) VALUES(' || {values} || ');' FROM \"{name}\""  # noqa: S608
-        )
-        for (statement,) in rows:
-            out.write(f"{statement}\n")
+def _media_names(archive: Path) -> list[str]:
+    """The storage names of the files in a ``mediabackup`` archive."""
+    with tarfile.open(archive, "r:gz") as tar:
+        return [member.name for member in tar.getmembers() if member.isfile()]
 
 
 def create_backup(destination: Path) -> dict:
-    """Write a backup into the new folder ``destination``; return its manifest.
+    """Write a backup of the database and the media storage into the new folder
+    ``destination``; return its manifest (``created_at``, ``engine``, ``media_storage``,
+    ``counts``, ``media_files``).
 
-    Raises BackupError if ``destination`` exists or a tool fails.
+    Raises BackupError if ``destination`` exists or a dump fails.
     """
     engine = _engine()
     destination = Path(destination)
     if destination.exists():
         raise BackupError(f"{destination} already exists; choose a new folder.")
     destination.mkdir(parents=True)
-    if engine == "postgresql":
-        env, args = _pg_env_and_args()
-        _run(["pg_dump", "--format=custom", "--no-owner", "--file", str(destination / "db.dump"), *args], env)
-    else:
-        # One transaction (BEGIN IMMEDIATE here) holds writers off while the dump reads every table.
-        with transaction.atomic(), (destination / "db.sql").open("w", encoding="utf-8") as dump:
-            connection.ensure_connection()
-            _dump_sqlite(connection.connection, dump)
-    media = _media_root()
-    if media is not None and media.exists():
-        with tarfile.open(destination / "media.tar.gz", "w:gz") as archive:
-            archive.add(media, arcname="media")
+    counts = content_counts()
+    _run("dbbackup", output_path=str(destination / DATABASE_FILE))
+    _run("mediabackup", output_path=str(destination / MEDIA_FILE), compress=True)
     manifest = {
+        "format": FORMAT,
         "created_at": datetime.now(UTC).isoformat(),
         "engine": engine,
-        "media": media is not None,
-        "counts": content_counts(),
+        "media_storage": settings.STORAGES["default"]["BACKEND"],
+        "counts": counts,
+        "media_files": len(_media_names(destination / MEDIA_FILE)),
     }
-    (destination / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    (destination / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2))
     return manifest
 
 
-def restore_backup(source: Path, *, database: dict | None = None, media_root: Path | None = None) -> dict:
-    """Restore the backup folder ``source`` into an empty database; return its manifest.
-
-    ``database`` defaults to the ``default`` connection's settings; ``media_root`` to
-    MEDIA_ROOT. The target database must hold no tables (PostgreSQL) or not exist yet
-    (SQLite), so a restore never mixes with live data. Raises BackupError otherwise.
-    """
+def read_manifest(source: Path) -> dict:
+    """The manifest of the backup folder ``source``; BackupError if it is not one this version
+    restores."""
     source = Path(source)
     try:
-        manifest = json.loads((source / "manifest.json").read_text())
+        manifest = json.loads((source / MANIFEST_FILE).read_text())
     except (OSError, ValueError) as error:
         raise BackupError(f"{source} is not a backup folder: {error}") from error
-    database = database or connection.settings_dict
-    if manifest["engine"] == "postgresql":
-        if "postgresql" not in database["ENGINE"]:
-            raise BackupError("This backup is from PostgreSQL; point DATABASE_URL at an empty PostgreSQL database.")
-        env = {**os.environ, **({"PGPASSWORD": database["PASSWORD"]} if database.get("PASSWORD") else {})}
-        target = ["--dbname", database["NAME"]]
-        for option, key in (("--host", "HOST"), ("--port", "PORT"), ("--username", "USER")):
-            if database.get(key):
-                target += [option, str(database[key])]
-        _run(["pg_restore", "--no-owner", "--exit-on-error", *target, str(source / "db.dump")], env)
-    else:
-        if "sqlite3" not in database["ENGINE"]:
-            raise BackupError("This backup is from SQLite; point DATABASE_URL at a new SQLite file.")
-        target_file = Path(database["NAME"])
-        if target_file.exists() and target_file.stat().st_size > 0:
-            raise BackupError(f"{target_file} exists; restore into a new file (or move it away first).")
-        target_file.parent.mkdir(parents=True, exist_ok=True)
-        restored = sqlite3.connect(target_file)
-        try:
-            restored.executescript((source / "db.sql").read_text(encoding="utf-8"))
-        finally:
-            restored.close()
-    archive_path = source / "media.tar.gz"
-    if archive_path.exists():
-        media_root = Path(media_root or settings.MEDIA_ROOT)
-        media_root.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(archive_path, "r:gz") as archive:
-            members = [m for m in archive.getmembers() if m.name.startswith("media/")]
-            for member in members:
-                member.name = member.name.removeprefix("media/")
-            # The "data" filter refuses absolute paths, links out of the folder and devices.
-            archive.extractall(media_root, members=[m for m in members if m.name], filter="data")
+    if manifest.get("format") != FORMAT:
+        raise BackupError(
+            f"{source} was written by an older backup_site (before django-dbbackup); "
+            "restore it with that version of the site."
+        )
+    return manifest
+
+
+def _refuse_a_database_in_use(engine: str) -> None:
+    database = connection.settings_dict
+    if engine == "sqlite":
+        target = Path(database["NAME"])
+        if target.exists() and target.stat().st_size > 0:
+            raise BackupError(f"{target} exists; restore into a new file (or move it away first).")
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif connection.introspection.table_names():
+        raise BackupError(f"The database {database['NAME']} has tables; restore into an empty database.")
+
+
+def restore_backup(source: Path) -> dict:
+    """Restore the backup folder ``source`` into the ``default`` database, which must be empty
+    (PostgreSQL: no tables; SQLite: a file that does not exist yet), and its media into the
+    default storage (MEDIA_ROOT or the bucket); then check that the restored page, revision,
+    image and document counts and media files are the backup's. Return its manifest.
+
+    Raises BackupError for a folder that is not a backup, an engine other than the backup's,
+    a database in use, a failed restore or counts that differ.
+    """
+    source = Path(source)
+    manifest = read_manifest(source)
+    engine = _engine()
+    if manifest["engine"] != engine:
+        raise BackupError(
+            f"This backup is from {manifest['engine']}; point DATABASE_URL at an empty {manifest['engine']} database."
+        )
+    _refuse_a_database_in_use(engine)
+    _run("dbrestore", input_path=str(source / DATABASE_FILE))
+    _run("mediarestore", input_path=str(source / MEDIA_FILE), uncompress=True)
+    restored = content_counts()
+    if restored != manifest["counts"]:
+        raise BackupError(f"Restored counts {restored} differ from the backup's {manifest['counts']}.")
+    names = _media_names(source / MEDIA_FILE)
+    missing = [name for name in names if not default_storage.exists(name)]
+    if missing or len(names) != manifest["media_files"]:
+        raise BackupError(
+            f"{len(names) - len(missing)} of the backup's {manifest['media_files']} media files were restored"
+            + (f" (missing: {', '.join(missing[:5])})." if missing else ".")
+        )
     return manifest

@@ -10,7 +10,10 @@ from home.operations.backups import BackupError, create_backup
 
 
 class Command(BaseCommand):
-    help = "Back up the database (pg_dump or an SQLite online copy) and local media into a new folder."
+    help = (
+        "Back up the database (pg_dump, or SQLite's online backup) and the media storage (local or "
+        "object storage) into a new folder, with a manifest of counts (django-dbbackup does the copying)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -27,4 +30,9 @@ class Command(BaseCommand):
         except BackupError as error:
             raise CommandError(str(error)) from error
         counts = ", ".join(f"{value} {name}" for name, value in manifest["counts"].items())
-        self.stdout.write(self.style.SUCCESS(f"Backup written to {destination} ({manifest['engine']}; {counts})."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Backup written to {destination} ({manifest['engine']}; {counts}; "
+                f"{manifest['media_files']} media files)."
+            )
+        )

@@ -103,6 +103,7 @@ def reader_paths(article) -> dict[str, str]:
         "blog index": "/blog/",
         "topic": "/blog/gpu-costs/",
         "article with every block": article.url,
+        "author": "/blog/authors/cedana-editorial/",
         "search results": "/search/?query=gpu",
         "404": "/blog/no-such-page/",
         "theme chooser": "/theme/?next=/blog/",

@@ -172,3 +172,79 @@ def test_label_extraction() -> None:
         "line. Columns marked tasks finished stand under the boxes."
     )
     assert labels == ["COST PER TOKEN", "TASKS FINISHED"]
+
+
+# Label contrast in both themes -----------------------------------------------------------------
+
+DARK_CSS = Path(__file__).resolve().parent.parent / "static" / "css" / "dark.css"
+
+
+def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """WCAG 2 contrast ratio of two sRGB colours (0-255 channels)."""
+
+    def luminance(colour):
+        linear = [(v / 12.92) if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in (c / 255 for c in colour)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def dark_theme_filter():
+    """The dark theme's ``filter: invert(A) hue-rotate(Ddeg)`` on illustrations, as a function of
+    one colour, computed as the Filter Effects spec's formulas in sRGB (what Chromium renders:
+    GREY (128, 136, 150) came out as (115, 122, 133) on screen)."""
+    import math
+    import re
+
+    match = re.search(r"filter:\s*invert\(([\d.]+)\)\s*hue-rotate\(([\d.]+)deg\)", DARK_CSS.read_text())
+    assert match, "dark.css no longer inverts the illustrations this way: update this test"
+    amount, angle = float(match.group(1)), math.radians(float(match.group(2)))
+    cos, sin = math.cos(angle), math.sin(angle)
+    matrix = [
+        [0.213 + cos * 0.787 - sin * 0.213, 0.715 - cos * 0.715 - sin * 0.715, 0.072 - cos * 0.072 + sin * 0.928],
+        [0.213 - cos * 0.213 + sin * 0.143, 0.715 + cos * 0.285 + sin * 0.140, 0.072 - cos * 0.072 - sin * 0.283],
+        [0.213 - cos * 0.213 - sin * 0.787, 0.715 - cos * 0.715 + sin * 0.715, 0.072 + cos * 0.928 + sin * 0.072],
+    ]
+
+    def apply(colour):
+        inverted = [amount * (255 - c) + (1 - amount) * c for c in colour]
+        return tuple(min(255.0, max(0.0, sum(m * c for m, c in zip(row, inverted, strict=True)))) for row in matrix)
+
+    return apply
+
+
+def test_the_dark_filter_model_matches_what_chromium_rendered():
+    measured = {(128, 136, 150): (115, 122, 133), (246, 249, 253): (24, 26, 29), (31, 94, 255): (106, 159, 255)}
+    dark = dark_theme_filter()
+    for colour, on_screen in measured.items():
+        assert all(abs(a - b) <= 1.5 for a, b in zip(dark(colour), on_screen, strict=True)), colour
+
+
+def test_every_label_reaches_aa_contrast_in_the_light_and_the_dark_theme(monkeypatch):
+    """Issue 17: the illustrations' words (axis names, figure and sheet numbers) reach WCAG 1.4.3's
+    4.5:1 on the paper as drawn and as the dark theme shows it, for every motif."""
+    import json
+
+    from PIL import ImageDraw
+
+    used: set[tuple[int, int, int]] = set()
+    real_text = ImageDraw.ImageDraw.text
+
+    def recording_text(self, xy, text, fill=None, *args, **kwargs):
+        used.add(tuple(fill))
+        return real_text(self, xy, text, fill, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", recording_text)
+    fixture = Path(__file__).resolve().parent.parent / "blog" / "demo" / "fixtures" / "demo_content.json"
+    one_per_motif = {}
+    for entry in json.loads(fixture.read_text())["articles"]:
+        one_per_motif.setdefault(il.choose_motif(entry["image"]["alt_text"]), entry["image"]["alt_text"])
+    assert len(one_per_motif) >= 12
+    for description in one_per_motif.values():
+        il.draw_blueprint(description, seed="labels")
+    assert len(used) >= 3, used  # ink, blue and the grey shade at least
+    dark = dark_theme_filter()
+    for colour in used:
+        assert contrast(colour, il.PAPER) >= 4.5, ("light", colour)
+        assert contrast(dark(colour), dark(il.PAPER)) >= 4.5, ("dark", colour, dark(colour))

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 
 def showing(html: str) -> str:
-    match = re.search(r"Showing [^<]*posts?", html)
+    match = re.search(r"Showing [^<]*", html)
     return " ".join(match.group(0).split()) if match else ""
 
 
@@ -55,7 +55,10 @@ def test_the_featured_article_is_shown_once_across_every_page_of_the_blog(client
         cards = card_titles(html)
         start = len(shown) + 1
         shown += cards
-        assert showing(html) == f"Showing {start}–{len(shown)} of {len(demo.articles)} posts"
+        if start == len(shown):  # one card on the last page: "Showing post 98 of 98", not "98–98"
+            assert showing(html) == f"Showing post {start} of {len(demo.articles)}"
+        else:
+            assert showing(html) == f"Showing {start}–{len(shown)} of {len(demo.articles)} posts"
         assert 'class="featured"' not in html
     assert sorted(shown) == sorted(article.title for article in demo.articles)  # each exactly once
     assert f"All posts · {len(demo.articles)}" in first
@@ -230,3 +233,31 @@ def test_permission_and_bad_request_errors_are_left_to_django():
     request = RequestFactory().get("/")
     for error in (PermissionDenied(), BadRequest(), SuspiciousOperation()):
         assert middleware.process_exception(request, error) is None
+
+
+# Screenshots ------------------------------------------------------------------------------------
+
+
+def test_the_readme_shows_every_reader_page_at_both_widths_in_both_themes():
+    """Issue 17's "done when": a screenshot of every reader page type that ``make screenshots``
+    takes (docs/screenshots/capture_reader.py), at 390 and 1440 px, light and dark, is in
+    docs/screenshots/ and linked from the README."""
+    import importlib.util
+    from pathlib import Path
+
+    from django.conf import settings
+
+    root = Path(settings.BASE_DIR)
+    script = root / "docs" / "screenshots" / "capture_reader.py"
+    spec = importlib.util.spec_from_file_location("capture_reader", script)
+    capture = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(capture)
+    assert capture.WIDTHS == {"phone": 390, "desktop": 1440}
+    assert {"home", "index", "topic", "article", "author", "search", "404"} <= set(capture.PAGES)
+    readme = (root / "README.md").read_text()
+    for name in capture.PAGES:
+        for device in capture.WIDTHS:
+            for suffix in capture.THEMES.values():
+                path = f"docs/screenshots/reader-{name}-{device}{suffix}.png"
+                assert (root / path).stat().st_size > 5000, path
+                assert f"]({path})" in readme, path

@@ -59,6 +59,12 @@ BLUE_MID: RGB = (120, 158, 255)
 BLUE_TINT: RGB = (183, 203, 255)
 BLUE_PALE: RGB = (222, 231, 255)
 RED: RGB = (222, 64, 56)
+# Labels are text, so they need WCAG 1.4.3's 4.5:1 on PAPER, and on the dark theme's inverted
+# paper too (static/css/dark.css): GREY (3.4:1) and RED (4.1:1) are fine for lines but too
+# light for words, so ``_Pen.text`` writes them in these darker shades of the same hue.
+GREY_TEXT: RGB = (92, 100, 114)
+RED_TEXT: RGB = (190, 38, 32)
+LABEL_SHADES: dict[RGB, RGB] = {GREY: GREY_TEXT, GREY_LIGHT: GREY_TEXT, RED: RED_TEXT}
 
 DESIGN_W = 1200.0
 DESIGN_H = 675.0
@@ -412,7 +418,9 @@ class _Pen:
         track: float = 0.12,
         bold: bool = False,
     ) -> float:
-        """Monospaced label with its vertical centre at ``y``; returns its width."""
+        """Monospaced label with its vertical centre at ``y``; returns its width. ``color`` is
+        the label's hue: grey and red are drawn in their legible shades (``LABEL_SHADES``)."""
+        color = LABEL_SHADES.get(color, color)
         text = _clean_label(text, 80) if text else ""
         if not text:
             return 0.0

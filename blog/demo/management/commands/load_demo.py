@@ -253,12 +253,15 @@ class Command(BaseCommand):
             return existing
         image = existing or image_model(title=title)
         image.description = short_description
-        if existing is None or existing.file_hash != digest:
+        redrawn = existing is not None and existing.file_hash != digest
+        if existing is None or redrawn:
             image.file = ImageFile(BytesIO(png), name=f"{seed}.png")
             image.file_size = len(png)
             image.file_hash = digest
             image.width, image.height = size
         image.save()
+        if redrawn:  # as Wagtail's image edit view does when a file is replaced: no stale renditions
+            image.renditions.all().delete()
         self.changes += 1
         return image
 

@@ -6,7 +6,7 @@ description and preview value, so Wagtail's block picker shows editors what they
 
 import json
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 from html.parser import HTMLParser
 
 from django import forms
@@ -219,6 +219,9 @@ def _bad_page_links(soup) -> list:
     ]
 
 
+# Bodies are read from the database on every uncached request and each rich text block passes
+# through here; the answer depends on the string alone, so a bounded memo spares the parse.
+@lru_cache(maxsize=2048)
 def without_bad_page_links(html: str) -> str:
     """``html`` with every page link whose id is not a page primary key replaced by its text.
 
@@ -544,6 +547,13 @@ def highlight_code(source: str, language: str, *, line_numbers: bool = False, hi
     so selecting the code does not select the numbers; ``highlight_lines`` (1-based line numbers)
     are wrapped in ``<span class="hll">`` (Pygments' ``hl_lines``).
     """
+    return _highlighted(source, language, line_numbers, tuple(highlight_lines))
+
+
+# Highlighting is the costliest part of rendering a body (lexing in Python), and a feed renders
+# twenty bodies; the output depends on the arguments alone, so a bounded memo serves repeats.
+@lru_cache(maxsize=512)
+def _highlighted(source: str, language: str, line_numbers: bool, highlight_lines: tuple) -> str:
     lexer = get_lexer_by_name(_LEXER_NAMES.get(language, "text"), stripnl=False)
     if line_numbers or highlight_lines:
         formatter = HtmlFormatter(

@@ -13,6 +13,7 @@ stays text; ``\\$`` is a literal dollar sign.
 
 import re
 import xml.etree.ElementTree as ET  # noqa: S405 - parses latex2mathml's own output, never user XML
+from functools import lru_cache
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -261,6 +262,8 @@ def _math_text_nodes(soup):
             yield node
 
 
+# Rich text is rendered on every uncached page and feed; the MathML depends on the HTML alone.
+@lru_cache(maxsize=1024)
 def rich_text_with_math(html: str) -> SafeString:
     """Rendered rich text ``html`` with ``$...$`` in its text (outside ``<code>``) as MathML.
 

@@ -107,6 +107,24 @@ def test_a_stored_range_past_a_shortened_source_renders_without_highlights():
     assert "x" in soup.get_text()
 
 
+def test_the_same_listing_is_lexed_once_and_each_option_separately(monkeypatch):
+    """Highlighting is memoised by its arguments (``blog.blocks._highlighted``): a feed of twenty
+    bodies, or a page rendered again, lexes each listing once; another option is another entry."""
+    import blog.blocks
+
+    calls = []
+    real = blog.blocks.highlight
+    monkeypatch.setattr(blog.blocks, "highlight", lambda *args: calls.append(args) or real(*args))
+    source = "memo_probe = 1\n"
+    first = render(source=source)
+    assert render(source=source).decode() == first.decode()
+    assert len(calls) == 1
+    with_numbers = render(source=source, show_line_numbers=True)
+    assert len(calls) == 2 and with_numbers.select_one("td.linenos")
+    render(source=source, highlight_lines="1")
+    assert len(calls) == 3
+
+
 def test_the_code_stays_escaped_with_every_option():
     soup = render(source="s = '</pre><script>alert(1)</script>'\n", show_line_numbers=True, highlight_lines="1")
     assert not soup.find("script")

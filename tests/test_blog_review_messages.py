@@ -140,3 +140,37 @@ def test_approving_from_the_page_editor_shows_the_outcome_too(client, demo, edit
     article.refresh_from_db()
     assert article.live
     assert "Approved and published: “A new deep-dive” is live." in text(client.get(response.url))
+
+
+def test_an_author_sent_back_tells_the_moderator_and_the_editor_like_an_article(client, demo, editor, moderator):
+    from blog.models import Author
+
+    from .test_blog_author_review import author_form_data, author_url
+    from .test_blog_author_review import workflow_action as author_workflow_action
+
+    author = Author.objects.get(slug="cedana-editorial")
+    client.force_login(editor)
+    response = client.post(author_url("edit", author.pk), author_form_data(author, "submit", bio="A longer bio."))
+    assert response.status_code == 302
+
+    client.force_login(moderator)
+    response = author_workflow_action(client, author, "reject", "Name the team's founders.")
+    assert response.status_code == 302
+    assert "Returned to Edna with your comment: “Cedana Editorial” is back in their drafts." in text(
+        client.get(response.url)
+    )
+
+    client.force_login(editor)
+    banner = "Changes requested by Mona with this comment: “Name the team's founders.”"
+    assert banner in text(client.get(author_url("edit", author.pk)))
+    assert "Cedana Editorial Mona Name the team's founders." in text(client.get(DASHBOARD))
+
+    response = client.post(author_url("edit", author.pk), author_form_data(author, "submit", bio="Founded by two."))
+    assert response.status_code == 302
+    assert "Changes requested by" not in text(client.get(author_url("edit", author.pk)))
+    assert "Nothing has been returned to you." in text(client.get(DASHBOARD))
+
+    client.force_login(moderator)
+    response = author_workflow_action(client, author, "approve")
+    assert response.status_code == 302
+    assert "Approved and published: “Cedana Editorial” is live." in text(client.get(response.url))

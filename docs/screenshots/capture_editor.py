@@ -7,9 +7,16 @@
   and references" list;
 - ``editor-calendar.png`` and ``editor-calendar-phone.png``: the editorial calendar (this month,
   or ``--month YYYY-MM``) as the editor, at 1400 px and at 390 px;
+- ``dashboard.png``: the moderator's whole dashboard;
 - ``editor-review-messages.png``: the moderator's dashboard panels "Returned to you" and "In
   review" (they list what is in review on the site: on a fresh demo both say there is nothing,
-  so submit an article or two for review first).
+  so first submit two articles for review as ``editor``, one of them with a go-live time ahead,
+  and have one of the moderator's own submissions returned);
+- ``editor-review-returned.png``, ``editor-review-approved.png`` and ``editor-review-banner.png``:
+  what people are told. The script acts as the moderator: it requests changes, with a comment,
+  on the first article in review that goes live "as soon as it is approved" and approves the
+  first one with a go-live time (so run it on a copy of the demo database), then opens the
+  returned article as the editor, who sees the banner with the moderator's comment.
 
 Usage (``make screenshots-editor``; the site must already be served, with the demo loaded)::
 
@@ -27,6 +34,7 @@ it waits for fails.
 import argparse
 import json
 import os
+import re
 import sys
 from io import BytesIO
 from pathlib import Path
@@ -111,7 +119,8 @@ def box_of(page, locators, pad: int = PAD) -> dict:
 
 def shoot(page, locators, target: Path, pad: int = PAD) -> Path:
     """Save the region around ``locators`` (see ``box_of``) as ``target``."""
-    return save(page.screenshot(full_page=True, clip=box_of(page, locators, pad)), target)
+    # Animations finished: admin messages fade in.
+    return save(page.screenshot(full_page=True, clip=box_of(page, locators, pad), animations="disabled"), target)
 
 
 def open_page(page, url: str, ready: str) -> None:
@@ -190,6 +199,57 @@ def capture_review_panels(page, base_url: str) -> list[Path]:
     return [shoot(page, panels, OUT / "editor-review-messages.png")]
 
 
+def capture_dashboard(page, base_url: str) -> list[Path]:
+    open_page(page, f"{base_url}/admin/", "#in-review-section")
+    return [shoot(page, [page.locator("main")], OUT / "dashboard.png", pad=0)]
+
+
+def message_shot(page, text: str, target: Path) -> Path:
+    """The admin's message ``text`` with the page heading above it."""
+    message = page.get_by_role("status").filter(has_text=text)
+    message.wait_for(state="visible")
+    return shoot(page, [message, page.locator("main h1").first], target)
+
+
+def open_in_review(page, base_url: str, goes_live: str) -> str:
+    """Open the editor of the first article in review whose "Goes live" column matches the regular
+    expression ``goes_live``; returns its title."""
+    open_page(page, f"{base_url}/admin/", "#in-review-section")
+    row = page.locator("#in-review-section tbody tr").filter(has_text=re.compile(goes_live)).first
+    title = row.get_by_role("link").inner_text().strip()
+    row.get_by_role("link").click()
+    page.wait_for_url(re.compile(r"/admin/pages/\d+/edit/$"), wait_until="load")
+    return title
+
+
+def capture_review_outcomes(moderator, editor, base_url: str) -> list[Path]:
+    """Request changes on one article in review and approve another, as the moderator; then the
+    editor's banner on the returned one."""
+    written = []
+    title = open_in_review(moderator, base_url, "as soon as it is approved")
+    moderator.locator("footer .w-dropdown__toggle").first.click()
+    moderator.get_by_role("button", name="Request changes", exact=True).click()
+    dialog = moderator.locator(".modal-dialog")
+    dialog.get_by_label("Comment").fill("Please give the restore times for the 70B model as well.")
+    dialog.get_by_role("button", name="Request changes").click()
+    # The comment dialog submits the editor's form, which then goes to the blog's page listing.
+    moderator.wait_for_url(re.compile(r"/admin/pages/\d+/$"), wait_until="load")
+    moderator.wait_for_load_state("networkidle")
+    written.append(message_shot(moderator, "Returned to", OUT / "editor-review-returned.png"))
+
+    open_in_review(moderator, base_url, r"\d{4}-\d\d-\d\d \d\d:\d\d")
+    moderator.locator("footer .w-dropdown__toggle").first.click()
+    moderator.get_by_role("button", name="Approve and Publish", exact=True).click()
+    moderator.wait_for_load_state("load")
+    written.append(message_shot(moderator, "Approved:", OUT / "editor-review-approved.png"))
+
+    open_page(editor, f"{base_url}/admin/", "#returned-to-me-section")
+    editor.locator("#returned-to-me-section").get_by_role("link", name=title, exact=True).click()
+    editor.wait_for_url(re.compile(r"/admin/pages/\d+/edit/$"), wait_until="load")
+    written.append(message_shot(editor, "Changes requested by", OUT / "editor-review-banner.png"))
+    return written
+
+
 def capture(base_url: str, logins: dict, month: str = "") -> list[Path]:
     """Take every shot; returns the files written."""
     written = []
@@ -211,8 +271,12 @@ def capture(base_url: str, logins: dict, month: str = "") -> list[Path]:
             phone.close()
 
             moderator = log_in(browser, base_url, "moderator", logins["moderator"])
+            written += capture_dashboard(moderator, base_url)
             written += capture_review_panels(moderator, base_url)
             written += capture_import(moderator, base_url)
+            editor = log_in(browser, base_url, "editor", logins["editor"])
+            written += capture_review_outcomes(moderator, editor, base_url)
+            editor.close()
             moderator.close()
         finally:
             browser.close()

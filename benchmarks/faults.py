@@ -491,6 +491,12 @@ def redis_fault(stack: Stack, paths: list[str]) -> dict:
     }
 
 
+def unchanged(scheduled: dict, status: dict) -> bool:
+    """Whether a failing revision left its page as it was: the live page kept its own slug (not
+    the taken one its revision names), the orphaned draft stayed a draft."""
+    return status["slug"] != scheduled["slug"] if "slug" in scheduled else not status["live"]
+
+
 def scheduler_fault(stack: Stack, ids: dict, smtp: SMTPSink) -> dict:
     """Kill the scheduler, let a go-live and an expiry pass beside two failing go-lives, restart it."""
     stack.scheduler_start()
@@ -500,10 +506,10 @@ def scheduler_fault(stack: Stack, ids: dict, smtp: SMTPSink) -> dict:
     # Due first, and failing: one revision names a slug another article has; the other's
     # parent (a second blog index) is unpublished after it was scheduled.
     failing = {
-        "slug taken": stack.state("schedule_failing", str(ids["failing"]), "3"),
-        "parent unpublished": stack.state("schedule_orphaned", str(ids["orphaned"]), "3"),
+        "its slug taken meanwhile": stack.state("schedule_failing", str(ids["failing"]), "3"),
+        "its parent unpublished meanwhile": stack.state("schedule_orphaned", str(ids["orphaned"]), "3"),
     }
-    failing_ids = {"slug taken": ids["failing"], "parent unpublished": ids["orphaned"]}
+    failing_ids = {"its slug taken meanwhile": ids["failing"], "its parent unpublished meanwhile": ids["orphaned"]}
     stack.state("expire", str(ids["expiring"]), "4")
     scheduled = stack.state("schedule", str(ids["scheduled"]), "5")
     time.sleep(15)  # the go-live and the expiry pass with no scheduler running
@@ -534,9 +540,7 @@ def scheduler_fault(stack: Stack, ids: dict, smtp: SMTPSink) -> dict:
     mail_text = "\n".join(m["text"] for m in mails)
     checks = {
         kind: {
-            "page unchanged": (
-                failed[kind]["slug"] != failing[kind]["slug"] if kind == "slug taken" else not failed[kind]["live"]
-            ),
+            "page unchanged": unchanged(failing[kind], failed[kind]),
             "still scheduled": failed[kind]["scheduled"],
             "recorded": failed[kind]["failure"],
             "in /readyz": failed[kind]["title"] in listed,
@@ -639,7 +643,7 @@ def report(info: dict, paths: list[str], load: dict, pg: dict, rd: dict, sched: 
         f"expired {sched['expired_seconds_after_restart']} s after the restart: {sched['expired_after_restart']} "
         f"(answered {sched['expired_article_status']}). Beside them, due 1 to 2 s earlier and tried first, "
         + "; ".join(
-            f"a revision whose {kind}: "
+            f"a revision with {kind}: "
             + ", ".join(f"{name} {'yes' if value else 'NO'}" for name, value in checks.items())
             for kind, checks in sched["failing"].items()
         )

@@ -86,7 +86,7 @@ bench: install ## Benchmark the production stack (PostgreSQL, Redis, gunicorn, w
 	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
 	$(PY) benchmarks/run.py
 
-faults: install ## Load and fault runs on a throwaway PostgreSQL and Redis (ports 8710-8712, ~8 min); writes docs/reliability.md
+faults: install ## Load and fault runs on a throwaway PostgreSQL and Redis (ports 8710-8713, ~8 min); writes docs/reliability.md
 	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
 	$(PY) benchmarks/faults.py
 

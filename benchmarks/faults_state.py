@@ -1,15 +1,23 @@
 """Content the fault runs watch (``benchmarks/faults.py`` calls this with the stack's environment).
 
 ``python benchmarks/faults_state.py prepare`` makes a draft article with two revisions, an
-article to schedule, an uploaded image and a document, and prints their ids as JSON.
+article to schedule, a live article to expire, two articles whose scheduled revisions will fail
+(one live, one draft under a second blog index), a moderator with an e-mail address, an
+uploaded image and a document, and prints their ids as JSON.
 ``snapshot IDS_JSON`` prints what must survive every fault: row counts, each revision of the
 draft with a SHA-256 of its content, whether the draft is live, and a SHA-256 of every media file.
 ``schedule PAGE_ID SECONDS`` schedules that page's latest revision to go live SECONDS from now
 (Wagtail's approved go-live, as a moderator's "publish" with a future go-live time does).
 ``schedule_failing PAGE_ID SECONDS`` schedules a revision of that (live) page for SECONDS from
 now whose slug another article already has, so it cannot be published when it is due.
-``status PAGE_ID`` prints whether the page is live, its URL, whether a revision of it is still
-scheduled and the scheduler's recorded failure for it ("" if none).
+``schedule_orphaned PAGE_ID SECONDS`` schedules the (draft) page's latest revision for SECONDS
+from now, then unpublishes its parent, so it cannot be published when it is due.
+``expire PAGE_ID SECONDS`` sets the (live) page's expiry SECONDS from now.
+``status PAGE_ID`` prints whether the page is live or expired, its URL, whether a revision of it
+is still scheduled and the scheduler's recorded failure for it ("" if none).
+``dashboard`` prints which pages the dashboard panel "Scheduled changes that could not be
+published" links to, as the moderator sees ``/admin/`` (Django's test client in this process;
+run with ``STAFF_MFA_REQUIRED=false``, since the moderator has no authenticator app).
 
 Each command prints one JSON object on its last line.
 """
@@ -18,6 +26,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -31,8 +40,11 @@ import django  # noqa: E402
 django.setup()
 
 from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.contrib.auth.models import Group  # noqa: E402
 from django.core.files.base import ContentFile  # noqa: E402
 from django.core.files.images import ImageFile  # noqa: E402
+from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from wagtail.documents import get_document_model  # noqa: E402
@@ -41,8 +53,10 @@ from wagtail.models import Page, Revision  # noqa: E402
 
 from PIL import Image as PILImage  # noqa: E402
 
-from blog.models import ArticlePage  # noqa: E402
+from blog.models import ArticlePage, BlogIndexPage  # noqa: E402
 from home.operations.models import ScheduledPublishFailure  # noqa: E402
+
+MODERATOR = {"username": "fault-run-moderator", "email": "moderator@faults.invalid"}
 
 
 def _sha(data: bytes) -> str:
@@ -78,10 +92,24 @@ def prepare() -> dict:
     failing = source.copy(
         to=parent, update_attrs={"title": "Fault-run failing", "slug": "fault-run-failing"}, keep_live=True
     )
+    expiring = source.copy(
+        to=parent, update_attrs={"title": "Fault-run expiring", "slug": "fault-run-expiring"}, keep_live=True
+    )
+    # A second blog index (live for now) holding a draft whose scheduled go-live will find it unpublished.
+    archive = BlogIndexPage(title="Fault-run archive", slug="fault-run-archive")
+    parent.get_parent().add_child(instance=archive)
+    archive.save_revision().publish()
+    orphaned = source.copy(
+        to=archive, update_attrs={"title": "Fault-run orphaned", "slug": "fault-run-orphaned"}, keep_live=False
+    )
+    moderator = get_user_model().objects.create_user(**MODERATOR, password=None)
+    moderator.groups.add(Group.objects.get(name="Moderators"))
     return {
         "draft": draft.pk,
         "scheduled": scheduled.pk,
         "failing": failing.pk,
+        "orphaned": orphaned.pk,
+        "expiring": expiring.pk,
         "image": image.pk,
         "document": document.pk,
     }
@@ -131,11 +159,45 @@ def schedule_failing(page_id: int, seconds: int) -> dict:
     return {"slug": page.slug, "go_live_at": page.go_live_at.isoformat()}
 
 
+def schedule_orphaned(page_id: int, seconds: int) -> dict:
+    """Approve the (draft) page's content to go live ``seconds`` from now, then unpublish its
+    parent, as an editor taking a section offline meanwhile would."""
+    result = schedule(page_id, seconds)
+    Page.objects.get(pk=page_id).get_parent().specific.unpublish()
+    return {**result, "parent_live": Page.objects.get(pk=page_id).get_parent().live}
+
+
+def expire(page_id: int, seconds: int) -> dict:
+    """Set the (live) page's expiry ``seconds`` from now, published at once (the page stays live)."""
+    page = Page.objects.get(pk=page_id).specific
+    page.expire_at = timezone.now() + timedelta(seconds=seconds)
+    page.save_revision().publish()
+    page.refresh_from_db()
+    return {"live": page.live, "expire_at": page.expire_at.isoformat()}
+
+
+def dashboard() -> dict:
+    """The moderator's dashboard: HTTP status, whether the failures panel is on it and the ids
+    of the pages it links to the editor of."""
+    client = Client(HTTP_HOST=settings.ALLOWED_HOSTS[0])
+    client.force_login(get_user_model().objects.get(username=MODERATOR["username"]))
+    response = client.get("/admin/")
+    html = response.content.decode()
+    panel = html.partition('id="scheduled-publish-failures-section"')[2].partition("</section>")[0]
+    return {
+        "status": response.status_code,
+        "panel": bool(panel),
+        "linked_pages": sorted(int(pk) for pk in re.findall(r'href="/admin/pages/(\d+)/edit/"', panel)),
+    }
+
+
 def status(page_id: int) -> dict:
     page = Page.objects.get(pk=page_id)
     failure = ScheduledPublishFailure.objects.filter(revision__object_id=str(page_id)).first()
     return {
+        "title": page.title,
         "live": page.live,
+        "expired": page.expired,
         "url": page.url,
         "slug": page.slug,
         "scheduled": page.revisions.filter(approved_go_live_at__isnull=False).exists(),
@@ -153,6 +215,12 @@ if __name__ == "__main__":
         result = schedule(int(args[0]), int(args[1]))
     elif command == "schedule_failing":
         result = schedule_failing(int(args[0]), int(args[1]))
+    elif command == "schedule_orphaned":
+        result = schedule_orphaned(int(args[0]), int(args[1]))
+    elif command == "expire":
+        result = expire(int(args[0]), int(args[1]))
+    elif command == "dashboard":
+        result = dashboard()
     elif command == "status":
         result = status(int(args[0]))
     else:

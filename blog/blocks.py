@@ -970,6 +970,8 @@ class MathBlock(blocks.TextBlock):
 
     def clean(self, value):
         value = super().clean(value)
+        if self.is_deferred_validation and not (value or "").strip():
+            return value  # a draft may keep a formula not written yet; publishing needs one
         if problem := latex_problem(value):
             raise ValidationError(f"This formula cannot be rendered: {problem}.")
         return value
@@ -1118,6 +1120,8 @@ class FootnoteBlock(blocks.StructBlock):
 
     def clean(self, value):
         value = super().clean(value)
+        if self.is_deferred_validation and not value.get("label"):
+            return value  # a draft may keep a note not labelled yet; publishing needs a label
         if not FOOTNOTE_LABEL.fullmatch(value.get("label") or ""):
             raise StructBlockValidationError(
                 block_errors={

@@ -1,6 +1,5 @@
 """URL configuration: admin, documents, search, sitemap, robots.txt, the API, then Wagtail's page tree."""
 
-from django.conf import settings
 from django.urls import include, path
 
 from wagtail import urls as wagtail_urls
@@ -11,6 +10,7 @@ from blog import reviewer_links
 from config.api import api_router
 from home import sitemaps, theme
 from home import views as home_views
+from home.dev_media import dev_media_urlpatterns
 from home.operations import health
 from search import views as search_views
 
@@ -31,11 +31,9 @@ urlpatterns = [
     path("search/autocomplete/", search_views.autocomplete, name="search_autocomplete"),
 ]
 
-if settings.DEBUG:
-    from django.conf.urls.static import static
-
-    # Static files need no URL here: WhiteNoise serves them, from the finders when DEBUG is on.
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# Static files need no URL here: WhiteNoise serves them, from the finders when DEBUG is on.
+# Uploaded media in development only, documents left out (home/dev_media.py).
+urlpatterns += dev_media_urlpatterns()
 
 urlpatterns += [path("", include(wagtail_urls))]
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from django.core.cache import caches
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils.html import escape
 
 from wagtail.models import Page, Revision, Site
@@ -19,6 +21,7 @@ from wagtail.models import Page, Revision, Site
 import pytest
 
 from blog.demo import illustration_cache, illustrations
+from blog.demo.management.commands.load_demo import demo_logins_file
 from blog.forms import FIELD_LIMITS
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
 from home.models import HomePage, SiteImage, SiteRendition
@@ -350,8 +353,8 @@ def test_load_demo_creates_the_demo_logins_once(tmp_path, settings, django_user_
     out = io.StringIO()
     call_command("load_demo", "--users", stdout=out)
     first = out.getvalue()
-    assert "Demo logins at http://127.0.0.1:8110/admin/ :" in first
-    stored = json.loads((tmp_path / "var" / "demo-logins.json").read_text())
+    assert "Demo logins at http://127.0.0.1:8110/admin/ (kept in " in first
+    stored = json.loads(demo_logins_file().read_text())
     assert set(stored) == {"admin", "editor", "moderator"}
     for username in stored:
         assert f"user: {username}" in first and stored[username] in first
@@ -364,7 +367,49 @@ def test_load_demo_creates_the_demo_logins_once(tmp_path, settings, django_user_
     out = io.StringIO()
     call_command("load_demo", "--users", stdout=out)
     assert stored["editor"] in out.getvalue()
-    assert json.loads((tmp_path / "var" / "demo-logins.json").read_text()) == stored
+    assert json.loads(demo_logins_file().read_text()) == stored
+
+
+def test_make_runs_sqlite_database_keeps_its_logins_in_var_demo_logins_json(tmp_path, settings, monkeypatch):
+    settings.BASE_DIR = tmp_path
+    monkeypatch.setitem(connection.settings_dict, "NAME", str(tmp_path / "var" / "db.sqlite3"))
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    assert demo_logins_file() == tmp_path / "var" / "demo-logins.json"
+
+
+def test_each_database_keeps_its_own_demo_logins(tmp_path, settings, monkeypatch, django_user_model):
+    """Loading the demo into a second database (e.g. PostgreSQL after SQLite) writes that
+    database's passwords beside the first's, never over them."""
+    settings.BASE_DIR = tmp_path
+    call_command("load_demo", "--users", stdout=io.StringIO())
+    first_file = demo_logins_file()
+    first = json.loads(first_file.read_text())
+    # Another database: same settings, another name, none of the demo users yet.
+    django_user_model.objects.filter(username__in=first).delete()
+    monkeypatch.setitem(connection.settings_dict, "NAME", f"{connection.settings_dict['NAME']}-second")
+    out = io.StringIO()
+    call_command("load_demo", "--users", stdout=out)
+    second_file = demo_logins_file()
+    second = json.loads(second_file.read_text())
+    assert second_file != first_file
+    assert json.loads(first_file.read_text()) == first
+    assert set(second) == set(first) and second != first
+    assert second["editor"] in out.getvalue() and str(second_file) in out.getvalue()
+    assert django_user_model.objects.get(username="editor").check_password(second["editor"])
+
+
+@pytest.mark.parametrize(
+    "root_url",
+    ["127.0.0.1:8000", "ftp://127.0.0.1", "http://", "http://127.0.0.1:99999", "https://x.example:8443", "http://h/x"],
+)
+def test_load_demo_checks_its_settings_before_writing_anything(settings, demo, root_url):
+    settings.WAGTAIL_SITE_ROOT_URL = root_url
+    HomePage.objects.update(title="Edited home")  # load_demo would restore the fixture's title
+    with CaptureQueriesContext(connection) as queries, pytest.raises(CommandError, match="WAGTAIL_SITE_ROOT_URL"):
+        call_command("load_demo", "--no-users", stdout=io.StringIO())
+    writes = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))]
+    assert writes == [], root_url
+    assert HomePage.objects.get().title == "Edited home"
 
 
 def test_every_demo_article_fits_the_editors_field_limits(demo):

@@ -21,6 +21,16 @@ SECTION = ("heading", {"text": "Setting the scene", "level": "h2", "anchor": ""}
 HEADER = {"table_header_choice": "row", "first_row_is_table_header": True, "table_caption": ""}
 EMPTY_CELLS = [[None, None], [None, None]]  # what the table editor posts for a table just inserted
 
+CHART = {"title": "Idle hours", "kind": "bar", "series": "", "summary": ""}
+CHART.update({"x_title": "", "x_unit": "", "y_title": "", "y_unit": ""})
+
+
+def notes(*values) -> dict:
+    """A footnotes block's form value: its list of notes as the editor posts it."""
+    items = {str(i): {"value": value, "deleted": "", "order": i, "id": ""} for i, value in enumerate(values)}
+    return {"notes": {"count": len(values), **items}}
+
+
 # (block, what the publish error says): each block as an editor leaves it half done.
 INCOMPLETE = {
     "table just inserted": (("table", json.dumps({**HEADER, "data": EMPTY_CELLS})), "at least one row"),
@@ -41,6 +51,13 @@ INCOMPLETE = {
     "key figure without value": (("key_figure", {"value": "", "unit": "", "label": ""}), "required"),
     "video without URL": (("embed", {"video": "", "caption": ""}), "required"),
     "call to action without heading": (("cta", {"heading": "", "text": "", "label": "", "url": ""}), "required"),
+    "paragraph left empty": (("paragraph", rich_text("")), "required"),
+    "formula left empty": (("math", ""), "required"),
+    "chart without data": (("chart", {**CHART, "data": ""}), "required"),
+    "chart without title or data": (("chart", {**CHART, "title": "", "data": ""}), "required"),
+    "note without label or text": (("footnotes", notes({"label": "", "text": rich_text("")})), "required"),
+    "note without text": (("footnotes", notes({"label": "idle", "text": rich_text("")})), "required"),
+    "notes without a note": (("footnotes", notes()), "at least 1"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Any character an editor can type in a title, summary, author name or topic keeps every feed,
+"""Any character an editor can type in a title, summary, body, author name or topic keeps every feed,
 the sitemap, JSON-LD, the API and search results up and well-formed (issue 15, "Feeds").
 
 Text that reaches the database without a form (fixtures, imports) is cleaned as feeds are
@@ -15,6 +15,7 @@ from django.utils.html import escape
 
 import feedparser
 import pytest
+from bs4 import BeautifulSoup
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -39,6 +40,7 @@ BAD_CHARACTERS = ["\x00", "\x01", "\x08", "\x0b", "\x0c", "\x0e", "\x1b", "\x1f"
 MARKUP = ["<script>alert(1)</script>", "<b>bold</b>", "a & b", "&lt;script&gt;", "]]>", "<![CDATA[x]]>", "\"'<>"]
 ODD_TEXT = ["\u202e\u200b\ufeff", "🙂", "\t\n\r", "\x7f\x85\x9f", "\U0010fffd", "é", "\ufffd"]
 
+BODY_ELEMENTS = ("{http://purl.org/rss/1.0/modules/content/}encoded", "{http://www.w3.org/2005/Atom}content")
 LD_JSON = re.compile(r'<script type="application/ld\+json">(.*?)</script>', re.S)
 
 # Text as an editor could get it into the database: anything but a lone surrogate.
@@ -66,21 +68,33 @@ def feed_urls(topic) -> list[str]:
 
 
 def hostile_article(demo, text: str):
-    """A live article whose title, summary, author and topic all carry ``text``."""
+    """A live article whose title, summary, body (heading, paragraph, code), author and topic all
+    carry ``text``."""
     text = storable(text)
     topic = demo.topics["gpu-costs"]
     topic.title = f"GPU {text}"
     topic.save_revision().publish()
     author = AuthorFactory(name=f"Ada {uuid.uuid4().hex[:8]} {text}")  # names are unique
+    # A word of letters only this article has, to find it among the search results.
+    marker = "".join(chr(ord("a") + int(digit, 16)) for digit in uuid.uuid4().hex[:12])
     article = ArticlePageFactory(
         parent=demo.blog,
         title=f"Title {text}",
         slug=f"hostile-{uuid.uuid4().hex}",  # Hypothesis repeats texts; slugs must stay unique
-        summary=f"Summary {text}",
+        summary=f"Summary {marker} {text}",
+        body=[
+            {"type": "heading", "value": {"text": f"Heading {text}", "level": "h2", "anchor": ""}},
+            {"type": "paragraph", "value": f"<p>Body {escape(text)}</p>"},
+            {
+                "type": "code",
+                "value": {"language": "python", "filename": "", "source": f"code = {text!r}\n# {text}"},
+            },
+        ],
         topics=[topic],
         authors=[author],
     )
     article.save_revision().publish()
+    article.search_marker = marker
     return article, topic
 
 
@@ -96,6 +110,11 @@ def check_every_output(client, article, topic, text: str):
         titles = {squeeze(node.text) for node in root.iter() if node.tag.rsplit("}", 1)[-1] == "title"}
         assert squeeze(f"Title {shown}") in titles, (url, text)
         assert not XML_INVALID_CHARACTERS.search(response.content.decode())
+        # The entry's whole body (content:encoded / Atom content) is there, with the typed text.
+        bodies = [node.text or "" for node in root.iter(*BODY_ELEMENTS)]
+        body_texts = [squeeze(BeautifulSoup(body, "html.parser").get_text()) for body in bodies]
+        assert any(squeeze(f"Body {shown}") in body for body in body_texts), (url, text)
+        assert not any("<script" in body for body in bodies), (url, text)
 
     for document in section_documents(client):  # each a 200 (tests/sitemaps.py)
         etree.fromstring(document)
@@ -112,8 +131,15 @@ def check_every_output(client, article, topic, text: str):
     for block in LD_JSON.findall(page.content.decode()):
         json.loads(block)
 
+    # Search results (the page's ``query``) and autocomplete (``q``) list the article, its
+    # markup as text.
     for query in ("Title", "Summary", text[:20]):
-        assert client.get("/search/", {"q": query}).status_code == 200, query
+        response = client.get("/search/", {"query": query})
+        assert response.status_code == 200, query
+        assert "<script>alert" not in response.content.decode(), query
+        assert client.get("/search/autocomplete/", {"q": query}).status_code == 200, query
+    results = client.get("/search/", {"query": article.search_marker}).content.decode()
+    assert f'href="{article.url}"' in results and "<script>alert" not in results, text
 
 
 @pytest.mark.parametrize("text", BAD_CHARACTERS + MARKUP + ODD_TEXT)

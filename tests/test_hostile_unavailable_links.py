@@ -14,6 +14,7 @@ from wagtail.models import Page, PageViewRestriction
 from wagtail.rich_text import expand_db_html
 
 import pytest
+from lxml import etree
 from wagtail_factories import DocumentFactory
 
 from .admin_forms import article_form_data
@@ -21,6 +22,10 @@ from .factories import ArticlePageFactory
 from .test_blog_admin_hostile_body import draftail
 
 pytestmark = pytest.mark.django_db
+
+ATOM_TITLE = "{http://www.w3.org/2005/Atom}title"
+ATOM_CONTENT = "{http://www.w3.org/2005/Atom}content"
+CONTENT_ENCODED = "{http://purl.org/rss/1.0/modules/content/}encoded"
 
 
 def unpublish(page):
@@ -75,6 +80,17 @@ def linking_article(demo, html: str):
     return article
 
 
+def feed_entry(feed: bytes, title: str) -> str:
+    """The body HTML of the RSS item or Atom entry titled ``title`` (unescaped, as a reader gets it)."""
+    root = etree.fromstring(feed)
+    for item in root.iter("item", "{http://www.w3.org/2005/Atom}entry"):
+        if item.findtext("title", namespaces=None) == title or item.findtext(ATOM_TITLE) == title:
+            node = item.find(CONTENT_ENCODED)
+            node = node if node is not None else item.find(ATOM_CONTENT)
+            return node.text
+    raise AssertionError(f"{title!r} is not in the feed")
+
+
 def anchors(html: str, text: str) -> list[str]:
     return re.findall(rf"<a\b[^>]*>{text}</a>", html)
 
@@ -97,8 +113,18 @@ def test_a_link_to_a_page_readers_cannot_open_is_plain_text(client, demo, modera
         assert anchors(rendered, "the target") == ["<a>the target</a>"], state
         assert f'href="{control.url}"' in rendered  # a link to a readable page stays a link
 
-    search = client.get("/search/", {"q": article.title}).content.decode()
-    assert 'href="None"' not in search and target_url not in search
+    # Feeds carry the whole body (escaped HTML in RSS content:encoded and Atom content).
+    for feed_url in ("/blog/feed/rss/", "/blog/feed/atom/"):
+        entry = feed_entry(client.get(feed_url).content, article.title)
+        assert 'href="None"' not in entry and target_url not in entry, (state, feed_url)
+        assert anchors(entry, "the target") == ["<a>the target</a>"], (state, feed_url)
+        assert f'href="{control.full_url}"' in entry, (state, feed_url)
+
+    # The body's words reach the result's excerpt, with "the target" as text.
+    search = client.get("/search/", {"query": "target control"}).content.decode()
+    assert f'href="{article.url}"' in search, state
+    assert 'href="None"' not in search and target_url not in search, state
+    assert "target" in re.sub(r"<[^>]+>", "", search.partition(f'href="{article.url}"')[2]), state
 
     # The editor opens, saves and publishes the linking page as it is.
     client.force_login(moderator)
@@ -125,6 +151,10 @@ def test_a_link_to_a_deleted_document_is_plain_text_and_reported(client, demo, m
     page = client.get(article.url).content.decode()
     assert anchors(page, "the paper") == ["<a>the paper</a>"]
     assert f'href="{kept.url}"' in page
+    for feed_url in ("/blog/feed/rss/", "/blog/feed/atom/"):
+        entry = feed_entry(client.get(feed_url).content, article.title)
+        assert anchors(entry, "the paper") == ["<a>the paper</a>"], feed_url
+        assert 'href="None"' not in entry and "kept" in entry, feed_url
     client.force_login(moderator)
     assert article.title in client.get(reverse("unavailable_links_report")).content.decode()
 

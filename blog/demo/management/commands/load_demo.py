@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import re
 import secrets
 from argparse import BooleanOptionalAction
 from datetime import datetime
@@ -14,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.files.images import ImageFile
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils.text import Truncator
 
 from wagtail.images import get_image_model
@@ -48,6 +49,23 @@ def site_host_and_port(root_url: str) -> tuple[str, int]:
     return parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
+def demo_logins_file(using: str = DEFAULT_DB_ALIAS) -> Path:
+    """Where the demo logins of database ``using`` are kept: ``var/demo-logins.json`` for the
+    default SQLite database (``var/db.sqlite3``), else ``var/demo-logins-<vendor>-<name>-<hash>.json``,
+    the hash of its engine, host, port and name. One file per database, because the passwords
+    are those of that database's users: a load on PostgreSQL must not overwrite the SQLite ones."""
+    connection = connections[using]
+    database = connection.settings_dict
+    var = Path(settings.BASE_DIR) / "var"
+    name = str(database["NAME"])
+    if connection.vendor == "sqlite" and Path(name).resolve() == (var / "db.sqlite3").resolve():
+        return var / "demo-logins.json"
+    identity = f"{connection.vendor}:{database.get('HOST') or ''}:{database.get('PORT') or ''}:{name}"
+    readable = re.sub(r"[^A-Za-z0-9_]+", "-", Path(name).stem).strip("-") or "db"
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
+    return var / f"demo-logins-{connection.vendor}-{readable}-{digest}.json"
+
+
 def parse_datetime(value: str) -> datetime:
     """Parse the fixture's ISO 8601 UTC timestamps ("2026-11-24T09:00:00Z")."""
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -74,10 +92,13 @@ class Command(BaseCommand):
         except (OSError, json.JSONDecodeError) as error:
             raise CommandError(f"Cannot read fixture {fixture}: {error}") from error
 
+        # Every setting is checked before anything is written (a bad address used to fail
+        # half-way, after the home page was made).
+        site_address = site_host_and_port(settings.WAGTAIL_SITE_ROOT_URL)
         self.changes = 0
         with transaction.atomic():
             home = self.ensure_home(data["home"])
-            self.ensure_site(home, data["site"])
+            self.ensure_site(home, data["site"], site_address)
             blog_index = self.ensure_page(home, BlogIndexPage, data["blog_index"])
             authors = {entry["key"]: self.ensure_author(entry) for entry in data["authors"]}
             topics = {entry["slug"]: self.ensure_page(blog_index, TopicPage, {**entry}) for entry in data["topics"]}
@@ -125,10 +146,10 @@ class Command(BaseCommand):
             return home
         return self.update_page(home, fields)
 
-    def ensure_site(self, home: HomePage, site_data: dict):
-        """The default Site: rooted at ``home``, named from the fixture, and at the host and port
-        of ``settings.WAGTAIL_SITE_ROOT_URL`` (see ``site_host_and_port``)."""
-        hostname, port = site_host_and_port(settings.WAGTAIL_SITE_ROOT_URL)
+    def ensure_site(self, home: HomePage, site_data: dict, address: tuple[str, int]):
+        """The default Site: rooted at ``home``, named from the fixture, and at ``address``, the
+        host and port of ``settings.WAGTAIL_SITE_ROOT_URL`` (see ``site_host_and_port``)."""
+        hostname, port = address
         site = Site.objects.filter(is_default_site=True).first()
         if site is None:
             site = Site(is_default_site=True)
@@ -281,12 +302,13 @@ class Command(BaseCommand):
         return author
 
     def ensure_demo_users(self):
-        """Create the dev logins once, with random passwords kept in ``var/demo-logins.json``.
+        """Create the dev logins once, with random passwords kept in the database's logins file
+        (``demo_logins_file``: ``var/demo-logins.json`` for ``make run``'s SQLite database).
 
         ``admin`` is a superuser; ``editor`` is in the Editors group and ``moderator`` in the
         Moderators group (see ``blog.roles``). Existing users keep their passwords.
         """
-        logins_file = Path(settings.BASE_DIR) / "var" / "demo-logins.json"
+        logins_file = demo_logins_file()
         logins = json.loads(logins_file.read_text()) if logins_file.exists() else {}
         user_model = get_user_model()
         accounts = [
@@ -314,7 +336,9 @@ class Command(BaseCommand):
             logins_file.parent.mkdir(parents=True, exist_ok=True)
             logins_file.write_text(json.dumps(logins, indent=2))
             logins_file.chmod(0o600)
-        self.stdout.write(f"Demo logins at {settings.WAGTAIL_SITE_ROOT_URL.rstrip('/')}/admin/ :")
+        self.stdout.write(
+            f"Demo logins at {settings.WAGTAIL_SITE_ROOT_URL.rstrip('/')}/admin/ (kept in {logins_file}):"
+        )
         for username, full_name, _group in accounts:
             password = logins.get(username, f"(unchanged; reset with: manage.py changepassword {username})")
             self.stdout.write(f"  {full_name.split()[1]:<13}  user: {username:<9}  password: {password}")

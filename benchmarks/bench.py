@@ -630,6 +630,10 @@ def main() -> None:
     if not shutil.which("wrk"):
         sys.exit("wrk is missing: apt-get install -y wrk")
 
+    # Ctrl-C or a kill stops every server started here (the finally blocks); a shell starts
+    # background jobs with SIGINT ignored, so both signals are set explicitly.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped by SIGTERM: stopping the servers"))
     redis = PrivateRedis(REDIS_PORT)
     results = []
     try:

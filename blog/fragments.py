@@ -162,6 +162,23 @@ def prefetch_grid_renditions(articles, request, first_eager: bool = False, headi
     _prefetch_missing(list(zip(keys, articles, strict=True)), request)
 
 
+def prefetch_result_renditions(hits, request) -> None:
+    """``prefetch_grid_renditions`` for search results (``templates/search/result_card.html``):
+    ``hits`` are ``{"article", "title", "summary", "excerpt"}`` dicts (``search/views.py``), each
+    card keyed with its highlighted title, summary and excerpt at heading level 2."""
+    keyed = [
+        (
+            make_template_fragment_key(
+                "article-card",
+                [card_key(hit["article"], request), "lazy", 2, hit["title"], hit["summary"], hit["excerpt"]],
+            ),
+            hit["article"],
+        )
+        for hit in hits
+    ]
+    _prefetch_missing(keyed, request)
+
+
 def prefetch_featured_renditions(article, request) -> None:
     """``prefetch_grid_renditions`` for the featured card (``components/featured_article.html``)."""
     key = make_template_fragment_key("featured-card", [card_key(article, request)])

@@ -364,3 +364,22 @@ def test_a_new_revision_gets_its_own_outline_and_previews_compute_theirs(client,
 
     draft.get_latest_revision().publish()
     assert 'href="#draft-heading"' in get(client, article.url)
+
+
+def test_search_results_read_their_cached_cards_in_one_round_trip(client, demo, fragments, settings):
+    """A search whose result cards are cached (keyed with their highlighted texts) prints them
+    from one ``get_many`` and fetches no renditions; the results cache is off, so the search
+    itself runs again."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.SEARCH_RESULTS_CACHE_SECONDS = 0
+    first = get(client, "/search/?query=gpu")
+    assert len(cards(first)) > 1
+    fragments.clear()
+    with CaptureQueriesContext(connection) as queries:
+        second = get(client, "/search/?query=gpu")
+    assert second == first
+    assert fragments.stored == [] and "article-card" not in fragments.read
+    assert [len(names) for names in fragments.read_many if "article-card" in names] == [len(cards(second))]
+    assert not [query for query in queries.captured_queries if "siterendition" in query["sql"]]

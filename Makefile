@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench faults backup restore screenshots screenshots-editor
+.PHONY: help venv install install-dev setup run serve scheduler test lint format pytest clean bench bench-growth bench-clean faults backup restore screenshots screenshots-editor
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -82,7 +82,17 @@ restore: install ## Restore BACKUP=var/backups/<timestamp> into an empty databas
 	@test -n "$(BACKUP)" || { echo "usage: make restore BACKUP=var/backups/<timestamp>"; exit 2; }
 	$(MANAGE) restore_site "$(BACKUP)"
 
-bench: install ## Benchmark the production stack (PostgreSQL, Redis, gunicorn, wrk); writes docs/performance.md
+# bakerydemo's source comes from a tarball, never from this repository (benchmarks/bench.py says
+# where to download it when the default beside the checkout is absent).
+BAKERYDEMO_TARBALL ?= ../shared/peer-bench/bakerydemo-8e2b625.tar.gz
+bench: install ## Our site against bakerydemo, interleaved, SQLite and PostgreSQL+Redis (~10 min; BENCH_ARGS="--long --write-docs")
+	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
+	$(PY) benchmarks/bench.py --bakerydemo "$(BAKERYDEMO_TARBALL)" $(BENCH_ARGS)
+
+bench-clean: ## Drop make bench's databases (peerbench_ours, peerbench_bakery) and remove var/bench/
+	$(PY) benchmarks/bench.py --clean
+
+bench-growth: install ## Our site alone at BENCH_ARTICLES articles (PostgreSQL, Redis); writes docs/performance.md
 	@command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
 	$(PY) benchmarks/run.py
 

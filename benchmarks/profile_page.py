@@ -5,11 +5,14 @@ Usage (with the benchmark's environment, e.g. DATABASE_URL of the benchmark data
 PAGE_CACHE_SECONDS=0 so every request renders):
 
     python benchmarks/profile_page.py PATH [--repeat N] [--top N] [--explain] [--sort cumulative]
+                                           [--profile-requests N] [--cpu]
 
 The path is requested once first (renditions, Wagtail's site cache, the site chrome cache), then
 ``--repeat`` times (default 50) for the timings; one more request is captured query by query,
-and one under cProfile. ``--explain`` prints PostgreSQL's ``EXPLAIN ANALYZE`` of each query.
-Output is plain text for a terminal or docs/performance.md; nothing is written.
+and ``--profile-requests`` (default 1) under cProfile (``--cpu``: timed by this process's CPU
+time, which a busy shared machine disturbs far less than the wall clock). ``--explain`` prints
+PostgreSQL's ``EXPLAIN ANALYZE`` of each query. Output is plain text for a terminal or
+docs/performance.md; nothing is written.
 """
 
 import argparse
@@ -65,6 +68,15 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--sort", default="tottime", help="cProfile order: tottime (own time) or cumulative")
+    parser.add_argument(
+        "--profile-requests", type=int, default=1, help="requests profiled together (more: less noise per function)"
+    )
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="profile this process's CPU time instead of the wall clock (on a busy machine the wall clock "
+        "charges other programs' time to whichever function was running)",
+    )
     args = parser.parse_args()
 
     client = Client(HTTP_HOST="127.0.0.1")
@@ -102,12 +114,14 @@ def main() -> None:
                 cursor.execute("EXPLAIN ANALYZE " + sql, params)
                 print("\n".join("         " + row[0] for row in cursor.fetchall()))
 
-    profiler = cProfile.Profile()
-    profiler.runcall(client.get, args.path)
+    profiler = cProfile.Profile(time.process_time) if args.cpu else cProfile.Profile()
+    for _ in range(args.profile_requests):
+        profiler.runcall(client.get, args.path)
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out).sort_stats(args.sort)
     stats.print_stats(args.top)
-    print(f"\nFunctions by {args.sort} (cProfile, one request):")
+    clock = "CPU time" if args.cpu else "wall clock"
+    print(f"\nFunctions by {args.sort} (cProfile, {clock}, {args.profile_requests} request(s)):")
     print(out.getvalue())
 
 

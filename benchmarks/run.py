@@ -1,4 +1,4 @@
-"""Benchmark the production stack and write docs/performance.md. Run by ``make bench``.
+"""Benchmark the production stack and write docs/performance.md. Run by ``make bench-growth``.
 
 Steps: create and fill a separate PostgreSQL database with N articles (``generate_articles.py``),
 collect static files, then for each mode start gunicorn with the production settings on a

@@ -15,6 +15,14 @@ fragment is never read again (it expires from the cache); nothing is deleted on 
   and images its blocks refer to (``home.caching.fragments``; one cache round trip), because
   rich-text links print their target's URL (or plain text once it is unpublished) and figures
   their image's renditions.
+- A listing reads its cards' fragments in one round trip (``get_many`` in
+  ``prefetch_grid_renditions``) and keeps what it found on the request, so each cached card is
+  printed from there (``prefetched_fragment``) instead of being read again, one round trip per
+  card, by its ``{% wagtailcache %}`` tag; a card not found renders through the tag as before.
+- An article's body outline (word count for the reading time and the JSON-LD, table of
+  contents, whether it has its own call to action: ``ArticlePage.body_outline``), printed outside
+  the body's fragment: keyed by the article's live revision (a revision's body never changes) and
+  the code that computes it (``OUTLINE_VERSION``), so a cached page does not walk its body.
 - Both: the Wagtail site's root URL (links are relative on their own site, absolute on another),
   ``CODE_VERSION`` (a digest of the templates and modules that render them, read once per
   process, and ``FRAGMENT_VERSION``) and, for bodies, the Pygments version (code highlighting).
@@ -60,6 +68,10 @@ def _code_version() -> str:
 
 
 CODE_VERSION = _code_version()
+# The outline is computed by ArticlePage.body_outline (blog/models.py, which CODE_VERSION leaves out).
+OUTLINE_VERSION = hashlib.sha256(
+    CODE_VERSION.encode() + (Path(__file__).resolve().parent / "models.py").read_bytes()
+).hexdigest()[:16]
 
 
 def _digest(*parts) -> str:
@@ -150,19 +162,72 @@ def prefetch_grid_renditions(articles, request, first_eager: bool = False, headi
     _prefetch_missing(list(zip(keys, articles, strict=True)), request)
 
 
+def prefetch_result_renditions(hits, request) -> None:
+    """``prefetch_grid_renditions`` for search results (``templates/search/result_card.html``):
+    ``hits`` are ``{"article", "title", "summary", "excerpt"}`` dicts (``search/views.py``), each
+    card keyed with its highlighted title, summary and excerpt at heading level 2."""
+    keyed = [
+        (
+            make_template_fragment_key(
+                "article-card",
+                [card_key(hit["article"], request), "lazy", 2, hit["title"], hit["summary"], hit["excerpt"]],
+            ),
+            hit["article"],
+        )
+        for hit in hits
+    ]
+    _prefetch_missing(keyed, request)
+
+
 def prefetch_featured_renditions(article, request) -> None:
     """``prefetch_grid_renditions`` for the featured card (``components/featured_article.html``)."""
     key = make_template_fragment_key("featured-card", [card_key(article, request)])
     _prefetch_missing([(key, article)], request)
 
 
+def _fragment_cache():
+    """The cache ``{% wagtailcache %}`` uses: "template_fragments" if configured, else "default"."""
+    return caches["template_fragments" if "template_fragments" in caches else "default"]
+
+
+def body_outline(article) -> dict:
+    """``article.body_outline`` (an ArticlePage as published: not a preview's draft) from the
+    cache, keyed by its live revision; computed from the body and stored on a miss. One cache
+    round trip once stored."""
+    if article.live_revision_id is None:
+        return article.body_outline
+    key = "fragments:article-outline:" + _digest(OUTLINE_VERSION, article.pk, article.live_revision_id)
+    cache = _fragment_cache()
+    outline = cache.get(key)
+    if outline is None:
+        outline = article.body_outline
+        cache.set(key, outline, fragments.FRAGMENT_SECONDS)
+    return outline
+
+
+# The request attribute holding the fragments a listing's get_many found: {cache key: HTML}.
+PREFETCHED_ATTRIBUTE = "prefetched_fragments"
+
+
+def prefetched_fragment(request, name: str, *vary_on):
+    """The HTML of fragment ``name`` with ``vary_on`` (the ``{% wagtailcache %}`` tag's arguments
+    after its timeout) if this request already read it with ``prefetch_grid_renditions`` or
+    ``prefetch_featured_renditions``, else None (the tag then reads or renders it)."""
+    found = getattr(request, PREFETCHED_ATTRIBUTE, None) if request is not None else None
+    if not found:
+        return None
+    return found.get(make_template_fragment_key(name, vary_on))
+
+
 def _prefetch_missing(keyed_articles: list[tuple], request) -> None:
     if request is None or getattr(request, "is_preview", False):  # no fragments: every card renders
         missing = [article for _key, article in keyed_articles]
     else:
-        # The cache {% wagtailcache %} uses: "template_fragments" if configured, else "default".
-        alias = "template_fragments" if "template_fragments" in caches else "default"
-        found = caches[alias].get_many([key for key, _article in keyed_articles])
+        found = _fragment_cache().get_many([key for key, _article in keyed_articles])
+        # Kept for the card templates (prefetched_fragment): each card is read once, not twice.
+        if not hasattr(request, PREFETCHED_ATTRIBUTE):
+            setattr(request, PREFETCHED_ATTRIBUTE, {})
+        getattr(request, PREFETCHED_ATTRIBUTE).update(found)
         missing = [article for key, article in keyed_articles if key not in found]
     images = [article.image for article in missing if article.image is not None]
     if images:

@@ -41,6 +41,7 @@ from home.public_pages import exclude_private, in_request_site
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
 from .forms import ArticlePageForm, AuthorForm
+from .fragments import body_outline
 from .listings import CARD_PREFETCHES, listed_count, paginate_listing, prefetch_cards
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
@@ -608,11 +609,30 @@ class ArticlePage(BasePage):
         return self.last_published_at or self.date_published
 
     @cached_property
+    def body_outline(self) -> dict:
+        """What the page prints about its body outside the body's own fragment:
+        ``{"word_count": int, "table_of_contents": [...], "has_call_to_action": bool}``, computed
+        by walking the body. ``get_context`` replaces it with the copy cached for the live revision
+        (``blog.fragments.body_outline``), so a page whose body fragment is cached does not decode
+        and walk the StreamField for them."""
+        blocks = list(self.body)
+        return {
+            # Words in the body's text, as Wagtail's search indexing extracts it from each block.
+            "word_count": sum(
+                len(text.split()) for block in blocks for text in block.block.get_searchable_content(block.value)
+            ),
+            "table_of_contents": [
+                {"anchor": anchor, "text": block.value["text"], "level": block.value["level"]}
+                for block, anchor in self.body_with_anchors
+                if anchor is not None
+            ],
+            "has_call_to_action": any(block.block_type == "cta" for block in blocks),
+        }
+
+    @property
     def word_count(self) -> int:
-        """Words in the body's text, as Wagtail's search indexing extracts it from each block."""
-        return sum(
-            len(text.split()) for block in self.body for text in block.block.get_searchable_content(block.value)
-        )
+        """Words in the body's text (``body_outline``)."""
+        return self.body_outline["word_count"]
 
     @property
     def reading_time_minutes(self) -> int:
@@ -628,14 +648,11 @@ class ArticlePage(BasePage):
         anchors = dict(zip(headings, unique_anchors(blocks[index].value for index in headings), strict=True))
         return [(block, anchors.get(index)) for index, block in enumerate(blocks)]
 
-    @cached_property
+    @property
     def table_of_contents(self) -> list[dict]:
-        """``[{"anchor": str, "text": str, "level": "h2" | "h3"}, ...]`` from the body's headings."""
-        return [
-            {"anchor": anchor, "text": block.value["text"], "level": block.value["level"]}
-            for block, anchor in self.body_with_anchors
-            if anchor is not None
-        ]
+        """``[{"anchor": str, "text": str, "level": "h2" | "h3"}, ...]`` from the body's headings
+        (``body_outline``)."""
+        return self.body_outline["table_of_contents"]
 
     def get_structured_data(self, request, canonical: str, image: dict | None) -> dict:
         """schema.org ``BlogPosting`` for the page's JSON-LD (Google's Article structured data).
@@ -682,8 +699,9 @@ class ArticlePage(BasePage):
 
     @property
     def has_call_to_action(self) -> bool:
-        """Whether the body has a call-to-action block (else the page shows the site's own)."""
-        return any(block.block_type == "cta" for block in self.body)
+        """Whether the body has a call-to-action block (else the page shows the site's own;
+        ``body_outline``)."""
+        return self.body_outline["has_call_to_action"]
 
     def get_adjacent_articles(self):
         """``(older, newer)``: the live articles just before and after this one in its blog's
@@ -721,6 +739,8 @@ class ArticlePage(BasePage):
         else:
             # One query per relation for this article and its related cards together.
             prefetch_cards([self, *related], author_photos=True, renditions_for=[self])
+            # The live revision's outline from the cache: no walk over the body (blog/fragments.py).
+            self.body_outline = body_outline(self)
         context["related_articles"] = related
         context["older_article"], context["newer_article"] = self.get_adjacent_articles()
         return context

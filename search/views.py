@@ -25,6 +25,7 @@ from wagtail.models import Page, Site
 from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
+from blog.fragments import prefetch_result_renditions
 from blog.listings import paginate_listing, prefetch_cards
 from blog.models import ArticlePage, TopicPage
 from home.caching import site_chrome
@@ -307,8 +308,9 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
     results = paginate_listing(request, matches)
     total = results.paginator.count
     terms = query_terms(query)
-    # What each card shows, in one query per relation instead of a few per card.
-    articles_on_page = prefetch_cards(results.object_list) if total else []
+    # What each card shows, in one query per relation instead of a few per card; the renditions
+    # only for the cards whose cached fragment is missing (below, once their texts are known).
+    articles_on_page = prefetch_cards(results.object_list, renditions_for=[]) if total else []
     excerpt_texts = _excerpt_texts(articles_on_page)
     hits = [
         {
@@ -319,6 +321,7 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
         }
         for article in articles_on_page
     ]
+    prefetch_result_renditions(hits, request)
     matching_topics = []
     if results.number == 1 and topic is None:
         matching_topics = topics_matching(topics, terms)

@@ -31,25 +31,44 @@ class FragmentLog:
 
     def __init__(self, monkeypatch):
         backend = caches["default"]
-        self.stored, self.read = [], []
-        original_set, original_get = backend.set, backend.get
+        self.stored, self.read, self.read_many, self.stored_keys = [], [], [], []
+        original_set, original_get, original_get_many = backend.set, backend.get, backend.get_many
 
         def recording_set(key, *args, **kwargs):
             if key.startswith(FRAGMENT_PREFIX):
                 self.stored.append(key.split(".")[2])
+                self.stored_keys.append(key)
             return original_set(key, *args, **kwargs)
 
+        inside_get_many = []
+
         def recording_get(key, *args, **kwargs):
-            if key.startswith(FRAGMENT_PREFIX):
+            # Django's default get_many (locmem, file-based) calls get once per key: those reads
+            # are the get_many's, recorded there.
+            if key.startswith(FRAGMENT_PREFIX) and not inside_get_many:
                 self.read.append(key.split(".")[2])
             return original_get(key, *args, **kwargs)
 
+        def recording_get_many(keys, *args, **kwargs):
+            keys = list(keys)
+            names = [key.split(".")[2] for key in keys if key.startswith(FRAGMENT_PREFIX)]
+            if names:
+                self.read_many.append(names)
+            inside_get_many.append(True)
+            try:
+                return original_get_many(keys, *args, **kwargs)
+            finally:
+                inside_get_many.pop()
+
         monkeypatch.setattr(backend, "set", recording_set)
         monkeypatch.setattr(backend, "get", recording_get)
+        monkeypatch.setattr(backend, "get_many", recording_get_many)
 
     def clear(self):
         self.stored.clear()
         self.read.clear()
+        self.read_many.clear()
+        self.stored_keys.clear()
 
     def count(self, name: str) -> int:
         return self.stored.count(name)
@@ -80,7 +99,7 @@ def test_page_cache_is_off_and_a_second_request_renders_no_card_or_body(client, 
     fragments.clear()
     second = {path: get(client, path) for path in paths}
     assert fragments.stored == []
-    assert fragments.read  # served from the fragments
+    assert fragments.read or fragments.read_many  # served from the fragments
     assert second == first
 
 
@@ -262,3 +281,105 @@ def test_the_grid_fetches_renditions_only_for_cards_not_cached(client, demo, pat
     with CaptureQueriesContext(connection) as cold:
         get(client, path)
     assert len([query for query in cold.captured_queries if "siterendition" in query["sql"]]) >= 1
+
+
+@pytest.mark.parametrize("path", ["/", "/blog/", "/blog/gpu-costs/", "article", "author"])
+def test_a_listing_reads_its_cached_cards_in_one_round_trip(client, demo, fragments, path):
+    """With every card cached, a listing's cards (and the featured card) come from the one
+    ``get_many`` that also decides which renditions to fetch, not from one ``get`` per card by
+    each ``{% wagtailcache %}`` tag; the page is the same as when the cards were rendered."""
+    if path == "article":
+        path = demo.articles[0].url
+    elif path == "author":
+        path = f"/blog/authors/{demo.articles[0].authors.first().slug}/"
+    first = get(client, path)
+    assert fragments.count("article-card") > 0
+    fragments.clear()
+    second = get(client, path)
+    assert second == first
+    assert fragments.stored == []
+    assert [name for name in fragments.read if name in ("article-card", "featured-card")] == []
+    grid_reads = [names for names in fragments.read_many if "article-card" in names]
+    assert len(grid_reads) == 1 and len(grid_reads[0]) == len(cards(second))
+
+
+def test_a_card_missing_from_the_cache_is_rendered_and_stored_beside_prefetched_ones(client, demo, fragments):
+    """One card evicted: the other cards come from the listing's ``get_many``, the evicted one is
+    rendered by its ``{% wagtailcache %}`` tag and stored again; the page does not change."""
+    fragments.clear()
+    first = get(client, "/blog/")
+    caches["default"].delete(next(key for key in fragments.stored_keys if ".article-card." in key))
+    fragments.clear()
+    assert get(client, "/blog/") == first
+    assert fragments.count("article-card") == 1
+
+
+def heading(text: str) -> dict:
+    return {"type": "heading", "value": {"text": text, "level": "h2", "anchor": ""}}
+
+
+def test_an_article_whose_outline_is_cached_does_not_walk_its_body(client, demo, monkeypatch):
+    """The reading time, the table of contents, the JSON-LD word count and the call-to-action
+    choice come from the outline cached for the live revision: a second request never walks the
+    StreamField (``ArticlePage.body_outline`` is not computed) and prints the same page."""
+    from django.utils.functional import cached_property
+
+    article = ArticlePageFactory(
+        parent=demo.blog,
+        title="Outlined article",
+        body=[heading("First part"), {"type": "paragraph", "value": "<p>one two three</p>"}, heading("Second part")],
+    )
+    article.save_revision().publish()
+    first = get(client, article.url)
+    assert "First part" in first and '"wordCount": 7' in first
+
+    walks = []
+    compute = ArticlePage.body_outline.func
+
+    def counting(page):
+        walks.append(page.pk)
+        return compute(page)
+
+    outline = cached_property(counting)
+    outline.__set_name__(ArticlePage, "body_outline")
+    monkeypatch.setattr(ArticlePage, "body_outline", outline)
+    assert get(client, article.url) == first
+    assert walks == []
+
+
+def test_a_new_revision_gets_its_own_outline_and_previews_compute_theirs(client, admin_client, demo):
+    """The outline is keyed by the live revision: publishing a body with another heading changes
+    the contents list at once; a preview of a draft shows the draft's headings, never the cached
+    outline of the live revision."""
+    article = ArticlePageFactory(parent=demo.blog, title="Outlined article", body=[heading("Old heading")])
+    article.save_revision().publish()
+    assert "Old heading" in get(client, article.url)
+
+    draft = ArticlePage.objects.get(pk=article.pk)
+    draft.body = [heading("Old heading"), heading("Draft heading")]
+    draft.save_revision()
+    preview = admin_client.get(reverse("wagtailadmin_pages:view_draft", args=[article.pk]))
+    assert 'href="#draft-heading"' in preview.content.decode()
+    assert 'href="#draft-heading"' not in get(client, article.url)
+
+    draft.get_latest_revision().publish()
+    assert 'href="#draft-heading"' in get(client, article.url)
+
+
+def test_search_results_read_their_cached_cards_in_one_round_trip(client, demo, fragments, settings):
+    """A search whose result cards are cached (keyed with their highlighted texts) prints them
+    from one ``get_many`` and fetches no renditions; the results cache is off, so the search
+    itself runs again."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.SEARCH_RESULTS_CACHE_SECONDS = 0
+    first = get(client, "/search/?query=gpu")
+    assert len(cards(first)) > 1
+    fragments.clear()
+    with CaptureQueriesContext(connection) as queries:
+        second = get(client, "/search/?query=gpu")
+    assert second == first
+    assert fragments.stored == [] and "article-card" not in fragments.read
+    assert [len(names) for names in fragments.read_many if "article-card" in names] == [len(cards(second))]
+    assert not [query for query in queries.captured_queries if "siterendition" in query["sql"]]

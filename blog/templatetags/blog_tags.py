@@ -3,6 +3,7 @@
 from urllib.parse import quote
 
 from django import template
+from django.utils.safestring import mark_safe
 
 from wagtail.models import Site
 
@@ -185,6 +186,18 @@ def prefetch_grid_renditions(context, articles, first_eager=False, heading_level
 
     prefetch(articles, context.get("request"), first_eager=bool(first_eager), heading_level=heading_level)
     return ""
+
+
+@register.simple_tag(takes_context=True)
+def prefetched_fragment(context, name, *vary_on):
+    """``{% prefetched_fragment "article-card" <the wagtailcache tag's vary_on> as html %}``: the
+    cached card this request's listing already read in one round trip, or None
+    (``blog.fragments.prefetched_fragment``); the template then falls back to ``{% wagtailcache %}``."""
+    from blog.fragments import prefetched_fragment as lookup
+
+    html = lookup(context.get("request"), name, *vary_on)
+    # The fragment is HTML this site rendered and cached ({% wagtailcache %} stores it as safe).
+    return None if html is None else mark_safe(html)  # noqa: S308
 
 
 @register.simple_tag(takes_context=True)

@@ -26,7 +26,7 @@ from wagtail.images.models import SourceImageIOError
 from wagtail.whitelist import check_url
 
 from blog import charts, mathml
-from home.caching import site_chrome
+from home.caching import memo
 from home.models import SOCIAL_IMAGE_SPEC
 from home.public_pages import in_request_site
 from home.rich_text_safety import RICH_TEXT_ATTRIBUTES, RICH_TEXT_TAGS, allow_list
@@ -181,10 +181,10 @@ class ArticleRssFeed(Feed):
 
     def item_extra_kwargs(self, article):
         # Rendering a body reads its images and renditions (a query or two per article with
-        # figures): each body is remembered for the site-chrome generation, which every change a
-        # reader could see replaces (home.caching.site_chrome).
+        # figures): each body is remembered for the cache generation, which every change a
+        # reader could see replaces (home.caching.memo).
         key = ("feed-body", article.pk, article.last_published_at, article.get_full_url(self.request))
-        return {"content_html": site_chrome.memoized(key, lambda: feed_body_html(article, self.request))}
+        return {"content_html": memo.memoized(key, lambda: feed_body_html(article, self.request))}
 
     def item_title(self, article):
         return article.title

@@ -6,7 +6,7 @@ from django.core.paginator import EmptyPage, Paginator
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.http import Http404
 
-from home.caching import site_chrome
+from home.caching import memo
 from home.page_numbers import page_number
 
 
@@ -54,11 +54,11 @@ def paginate_listing(request, queryset, per_page: int | None = None, count_key: 
 
 
 def listed_count(key: tuple, queryset) -> int:
-    """``queryset.count()``, remembered under ``key`` for the cache generation (``home.caching.site_chrome``):
+    """``queryset.count()``, remembered under ``key`` for the cache generation (``home.caching.memo``):
     publishing, unpublishing, moving or deleting an article starts a new one. An article whose
     ``expire_at`` passes stays counted until ``publish_scheduled`` unpublishes it (every minute),
     as the full-page cache keeps showing it until then."""
-    return site_chrome.memoized(("listed-count", *key), queryset.count)
+    return memo.memoized(("listed-count", *key), queryset.count)
 
 
 # What an article card shows besides the article's own row: one query each, however many cards.

@@ -34,7 +34,7 @@ from wagtail.models import (
 from wagtail.search import index
 from wagtail.search.tasks import insert_or_update_object_task
 
-from home.caching import site_chrome
+from home.caching import memo
 from home.models import SOCIAL_IMAGE_SPEC, BasePage
 from home.public_pages import exclude_private, in_request_site
 
@@ -152,7 +152,7 @@ ArticlePageManager = PageManager.from_queryset(ArticlePageQuerySet)
 
 def blog_index_at(path: str):
     """The blog index whose tree path is ``path`` (a page's parent), or None; remembered."""
-    return site_chrome.memoized(("blog-index-at", path), lambda: BlogIndexPage.objects.filter(path=path).first())
+    return memo.memoized(("blog-index-at", path), lambda: BlogIndexPage.objects.filter(path=path).first())
 
 
 class ListingMixin:
@@ -214,7 +214,8 @@ class ListingMixin:
             "blog_index": blog_index,
             "featured_article": featured,
             "all_posts_count": all_posts_count,
-            "topics": blog_index.navigation_topics() if blog_index else [],
+            # Called by the template only when the cached topic navigation is missing.
+            "topics": blog_index.navigation_topics if blog_index else [],
             "posts": page_of_posts,
             "listing_offset": listing_offset,
             "listing_total": page_of_posts.paginator.count + listing_offset,
@@ -314,7 +315,7 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
     def featured_article_key(self) -> tuple[int | None, bool]:
         """``(pk, is_newest)`` of ``get_featured_article()``: its primary key (None without
         articles) and whether it is the newest article (no editors' choice in force). Remembered
-        for the cache generation (``home.caching.site_chrome``): every listing page needs it."""
+        for the cache generation (``home.caching.memo``): every listing page needs it."""
 
         def lookup():
             featured = self.get_featured_article()
@@ -322,7 +323,7 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
                 return None, False
             return featured.pk, featured.pk != self.featured_article_id
 
-        return site_chrome.memoized(("featured-article", self.pk), lookup)
+        return memo.memoized(("featured-article", self.pk), lookup)
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
@@ -331,8 +332,8 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
 
     def navigation_topics(self) -> list:
         """The live, public topic pages under this index, by title (the topic navigation and the
-        404 page); remembered for the site-chrome generation (``home.caching.site_chrome``)."""
-        return site_chrome.memoized(
+        404 page); remembered for the cache generation (``home.caching.memo``)."""
+        return memo.memoized(
             ("topic-nav", self.pk),
             lambda: list(exclude_private(TopicPage.objects.child_of(self).live()).order_by("title")),
         )
@@ -507,8 +508,6 @@ class ArticlePage(BasePage):
     parent_page_types = ["blog.BlogIndexPage"]
     subpage_types = []
     template = "pages/article_page.html"
-    # Joined when the page is routed (home.public_pages): the hero and social image.
-    serve_select_related = ("image",)
 
     # The headless API (/api/v2/pages/?type=blog.ArticlePage&fields=*): renditions are the card
     # size (16:9) and the social size (1200x630), with the alt text readers get.
@@ -731,18 +730,26 @@ class ArticlePage(BasePage):
         return ArticlePage.objects.listed().filter(shares_a_topic).exclude(pk=self.pk)[:limit]
 
     def get_context(self, request, *args, **kwargs):
+        """The template context, plus ``related_articles`` (a list of up to three cards, their
+        relations prefetched) and ``adjacent_articles`` (``(older, newer)``, either None). Both are
+        callables the template calls only when its cached fragment of them is missing
+        (``pages/article_page.html``): they depend on other articles, so they are cached for the
+        page-cache generation, and a page the full-page cache misses runs none of their queries."""
         context = super().get_context(request, *args, **kwargs)
-        related = list(self.get_related_articles())
-        if getattr(request, "is_preview", False):
-            # A preview's topics and authors are the draft's, in memory: never replace them.
-            prefetch_cards(related, renditions_for=[])
-        else:
-            # One query per relation for this article and its related cards together.
-            prefetch_cards([self, *related], author_photos=True, renditions_for=[self])
+        if not getattr(request, "is_preview", False):
+            # A preview's topics and authors are the draft's, in memory: never replace them. The
+            # hero and social renditions in one query.
+            prefetch_cards([self], author_photos=True, renditions_for=[self])
             # The live revision's outline from the cache: no walk over the body (blog/fragments.py).
             self.body_outline = body_outline(self)
-        context["related_articles"] = related
-        context["older_article"], context["newer_article"] = self.get_adjacent_articles()
+
+        def related_articles():
+            related = list(self.get_related_articles())
+            prefetch_cards(related, renditions_for=[])  # the grid fetches renditions not cached
+            return related
+
+        context["related_articles"] = related_articles
+        context["adjacent_articles"] = self.get_adjacent_articles
         return context
 
 

@@ -11,10 +11,10 @@ from wagtail.contrib.settings.models import BaseSiteSetting, register_setting
 from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
-from .caching import site_chrome
+from .caching import memo
 from .links import validate_link
 from .page_forms import SiteModelForm, SitePageForm
-from .public_pages import restricted_paths, route_in_two_queries
+from .public_pages import restricted_paths
 
 
 def validate_not_cms_admin(value: str) -> None:
@@ -114,8 +114,8 @@ class BasePage(Page):
         if self.alias_of_id:
             return super().get_view_restrictions()
         paths = [self.path[:end] for end in range(self.steplen, len(self.path) + 1, self.steplen)]
-        if site_chrome.is_active() and restricted_paths().isdisjoint(paths):
-            return PageViewRestriction.objects.none()  # known without a query (site_chrome)
+        if restricted_paths().isdisjoint(paths):
+            return PageViewRestriction.objects.none()  # no query once remembered (home.caching.memo)
         return PageViewRestriction.objects.filter(page__path__in=paths)
 
     def get_meta_description(self) -> str:
@@ -166,11 +166,6 @@ class HomePage(BasePage):
     max_count = 1
     template = "pages/home_page.html"
     meta_description_fallbacks = ("hero_intro",)
-
-    def route(self, request, path_components):
-        # Every URL of the site is routed from here: two queries at any depth (see public_pages).
-        result = route_in_two_queries(self, request, path_components)
-        return result if result is not None else super().route(request, path_components)
 
     # The blog index and the latest articles come from blog's template tags
     # (``home_blog_index``, ``latest_articles``): home imports nothing from blog.
@@ -226,9 +221,9 @@ class SiteChromeSettings(BaseSiteSetting):
 
     @classmethod
     def for_site(cls, site):
-        """Wagtail's lookup, remembered per cache generation (``home.caching.site_chrome``): every page
+        """Wagtail's lookup, remembered per cache generation (``home.caching.memo``): every page
         shows these. A copy, so Wagtail's per-request attributes stay on this request's object."""
-        chrome = site_chrome.memoized(
+        chrome = memo.memoized(
             ("chrome-settings", cls.__name__, site.pk), lambda: super(SiteChromeSettings, cls).for_site(site)
         )
         return copy.copy(chrome)

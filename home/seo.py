@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 
 from wagtail.models import Page, Site
 
-from .caching import site_chrome
+from .caching import memo
 
 
 def current_site(request) -> Site | None:
@@ -79,7 +79,7 @@ def website_data(request) -> dict:
 
 def _ancestor_crumbs(request, site, parent_path: str) -> tuple:
     """``((title, absolute url), ...)`` of the live pages from ``site``'s root page down to the
-    page at ``parent_path``; remembered per site and parent (``home.caching.site_chrome``)."""
+    page at ``parent_path``; remembered per site and parent (``home.caching.memo``)."""
 
     def build():
         if not parent_path:
@@ -90,7 +90,7 @@ def _ancestor_crumbs(request, site, parent_path: str) -> tuple:
         )
         return tuple((ancestor.title, ancestor.get_full_url(request)) for ancestor in ancestors)
 
-    return site_chrome.memoized(("breadcrumbs", site.pk, parent_path), build)
+    return memo.memoized(("breadcrumbs", site.pk, parent_path), build)
 
 
 def breadcrumb_data(request, page, extra: list[tuple[str, str]] = ()) -> dict | None:

@@ -13,8 +13,6 @@ from django.template import loader
 
 from wagtail.models import Site
 
-from .caching import site_chrome
-
 EXEMPT_PREFIXES = ("/admin/", "/static/")
 EXEMPT_PATHS = frozenset({"/healthz", "/readyz"})
 
@@ -28,7 +26,7 @@ class UnknownHostMiddleware:
     def __call__(self, request):
         if request.path in EXEMPT_PATHS or request.path.startswith(EXEMPT_PREFIXES):
             return self.get_response(request)
-        site_chrome.attach_site(request)  # the memoized Site, where Site.find_for_request looks first
+        # Wagtail keeps the site it finds on the request: the page's own lookup reuses it.
         if Site.find_for_request(request) is None:
             response = HttpResponseNotFound(loader.get_template("404_unknown_host.html").render())
             response["Cache-Control"] = "private, no-store"

@@ -28,8 +28,8 @@ from wagtail.search.utils import normalise_query_string
 from blog.fragments import prefetch_result_renditions
 from blog.listings import paginate_listing, prefetch_cards
 from blog.models import ArticlePage, TopicPage
-from home.caching import site_chrome
-from home.public_pages import exclude_private, exclude_private_by_path, in_request_site, next_expiry
+from home.caching import memo
+from home.public_pages import exclude_private, in_request_site, next_expiry
 
 from .backends import INDEXED_TEXT_ATTRIBUTE
 from .highlight import excerpt, highlight, query_terms
@@ -74,14 +74,14 @@ def searchable_articles(request):
     """Articles readers of the site serving ``request`` may find: in that site, live, public and
     not past their expiry time.
 
-    Privacy through ``exclude_private_by_path`` (no query while the site chrome is remembered,
-    one otherwise; the form search backends accept) rather than Wagtail's ``public()``, which
+    Privacy through ``exclude_private`` (no query once the restricted paths are remembered for
+    the generation; a form search backends accept) rather than Wagtail's ``public()``, which
     costs a query per call.
 
     ``live`` alone is not enough: an expired page stays live until ``publish_scheduled``
     next runs.
     """
-    articles = exclude_private_by_path(ArticlePage.objects.live()).exclude(expire_at__lte=timezone.now())
+    articles = exclude_private(ArticlePage.objects.live()).exclude(expire_at__lte=timezone.now())
     return in_request_site(articles, request)
 
 
@@ -102,7 +102,7 @@ def topics_matching(topics, terms: list[str], limit: int = 5) -> list:
 
 def searchable_topics(request):
     """Topic pages readers of the site serving ``request`` may find: in that site, live and public."""
-    return in_request_site(exclude_private_by_path(TopicPage.objects.live()), request)
+    return in_request_site(exclude_private(TopicPage.objects.live()), request)
 
 
 def _body_text(article) -> str:
@@ -145,7 +145,7 @@ def _excerpt_texts(articles) -> dict:
 def promoted_queries() -> dict[str, tuple[str, ...]]:
     """Query strings that have editors' picks, by the form a reader's search for them takes
     (``clean_query``, then Wagtail's normalisation: a pick for "What is a roofline?" answers the
-    search "what is a roofline"). Remembered for the page-cache generation (``home.caching.site_chrome``;
+    search "what is a roofline"). Remembered for the page-cache generation (``home.caching.memo``;
     saving or deleting a pick starts a new one: ``search.apps``)."""
 
     def build():
@@ -154,7 +154,7 @@ def promoted_queries() -> dict[str, tuple[str, ...]]:
             by_search.setdefault(normalise_query_string(clean_query(stored)), set()).add(stored)
         return {search: tuple(sorted(stored)) for search, stored in by_search.items()}
 
-    return site_chrome.memoized("promoted-queries", build)
+    return memo.memoized("promoted-queries", build)
 
 
 def _promotions(query: str) -> list:
@@ -219,7 +219,7 @@ def search(request):
         notices.append("Your search had no letters or digits to search for.")
 
     site = Site.find_for_request(request)
-    topics = site_chrome.memoized(
+    topics = memo.memoized(
         ("search-topics", site.pk if site else None), lambda: list(searchable_topics(request).order_by("title"))
     )
     topic = None
@@ -266,12 +266,12 @@ def _results_cache_key(request, query: str, topic, sort: str) -> str | None:
 
     Results are kept for SEARCH_RESULTS_CACHE_SECONDS within one page-cache generation (the
     token every change readers could see replaces: ``home.caching.invalidation``), so a publish,
-    unpublish, move, rename or view restriction shows in the next search. Not cached when the
-    generation is unknown (no shared cache: ``home.caching.site_chrome``), nor once an article's expiry
+    unpublish, move, rename or view restriction shows in the next search. Not cached outside a
+    request (no generation read: ``home.caching.memo``), nor once an article's expiry
     time has passed in this generation (it leaves the results at that moment, before
     ``publish_scheduled`` unpublishes it and starts a new generation).
     """
-    generation = site_chrome.current_generation()
+    generation = memo.current_generation()
     if not settings.SEARCH_RESULTS_CACHE_SECONDS or generation is None:
         return None
     expiry = next_expiry()

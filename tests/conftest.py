@@ -61,10 +61,10 @@ def _media_in_tmp(media_root):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_site_chrome():
-    """Each test starts in a new page-cache generation, with an empty site chrome memo
-    (home/caching/site_chrome.py): a rolled-back test replaces no generation, so what it remembered or
-    cached for the generation (the chrome, search results) must not reach the next test. The
+def _fresh_generation():
+    """Each test starts in a new page-cache generation, with an empty memo
+    (home/caching/memo.py): a rolled-back test replaces no generation, so what it remembered or
+    cached for the generation (fragments, search results) must not reach the next test. The
     test cache (local memory) is emptied first: what a rolled-back test cached (Wagtail's list of
     sites, the host-to-site mapping of the page cache) would otherwise outlive its rows."""
     from django.core.cache import cache

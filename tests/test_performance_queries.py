@@ -30,11 +30,8 @@ def query_counts(django_db_setup, django_db_blocker):
     from django.test import Client
 
     counts = {}
-    # This atomic block is the test's own rollback, as Django's TestCase opens one: flagged the
-    # way Django flags those, so code that treats real transactions specially (the site chrome
-    # memo, home/caching/site_chrome.py) behaves as it does in a request.
+    # This atomic block is the module's own rollback, as Django's TestCase opens one.
     rollback = transaction.atomic()
-    rollback._from_testcase = True
     # Search results are cached per generation (search/views.py): the budget is for computing them.
     no_results_cache = override_settings(SEARCH_RESULTS_CACHE_SECONDS=0)
     with django_db_blocker.unblock(), rollback, no_results_cache:
@@ -76,7 +73,9 @@ def test_a_repeated_search_is_read_from_the_results_cache(client, demo):
     with CaptureQueriesContext(connection) as queries:
         again = client.get("/search/", {"query": "gpus"}).content.decode()
     statements = [query["sql"] for query in queries.captured_queries]
-    # Only the query log: one upsert on PostgreSQL, two statements on SQLite (search/query_log.py).
-    assert len(statements) == (1 if connection.vendor == "postgresql" else 2), statements
-    assert all("wagtailsearchpromotions_" in sql for sql in statements)
+    # The site (Wagtail's Site.find_for_request, once per request) and the query log: one upsert
+    # on PostgreSQL, two statements on SQLite (search/query_log.py).
+    assert len(statements) == (2 if connection.vendor == "postgresql" else 3), statements
+    assert "wagtailcore_site" in statements[0]
+    assert all("wagtailsearchpromotions_" in sql for sql in statements[1:])
     assert again.split('class="card-grid"', 1)[1] == first.split('class="card-grid"', 1)[1]

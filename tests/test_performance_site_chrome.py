@@ -1,9 +1,13 @@
-"""The site chrome memo (home/caching/site_chrome.py), with the full-page cache off as in the test
-settings: what every page shows besides its content is remembered per cache generation, costs
-no query once remembered, and a change reaches readers on the next request, also when another
-process made it (a new generation token in the shared cache)."""
+"""The site chrome (header, footer, topic navigation) as cached template fragments keyed by the
+site and the cache generation (home/templatetags/chrome_tags.py), and the per-generation memo
+of small lookups (home/caching/memo.py), with the full-page cache off as in the test settings:
+a page the full-page cache misses renders its chrome with no query, a change shows on every
+page at the next request (also when another process made it), and nothing else is re-rendered.
+Previews and reviewer links neither read nor write the chrome, as no other fragment
+(tests/test_performance_fragments.py).
+"""
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -11,14 +15,17 @@ from wagtail.models import PageViewRestriction, Site
 
 import pytest
 
-from home.caching import site_chrome
+from blog.models import Author
+from home.caching import memo
 from home.caching.page_cache import GENERATION_KEY
 from home.models import SiteChromeSettings
 
 from .factories import ArticlePageFactory
-from .query_budget import PUBLIC_PAGES, BudgetSite
 
 pytestmark = pytest.mark.django_db
+
+FRAGMENT_PREFIX = "template.cache."  # Django's make_template_fragment_key
+CHROME_FRAGMENTS = {"site-header-brand", "site-header-links", "site-footer", "topic-nav"}
 
 
 def html(client, path, expect=200):
@@ -33,11 +40,88 @@ def sql(client, path) -> str:
     return "\n".join(query["sql"] for query in queries.captured_queries)
 
 
-def test_chrome_costs_no_query_once_remembered(client, demo):
+@pytest.fixture
+def stored_fragments(monkeypatch):
+    """The names of the template fragments stored in the default cache (``{% wagtailcache %}``'s)."""
+    backend, stored = caches["default"], []
+    original_set = backend.set
+
+    def recording_set(key, *args, **kwargs):
+        if key.startswith(FRAGMENT_PREFIX):
+            stored.append(key.split(".")[2])
+        return original_set(key, *args, **kwargs)
+
+    monkeypatch.setattr(backend, "set", recording_set)
+    return stored
+
+
+def chrome_pages(demo) -> list[str]:
+    author = Author.objects.filter(articles__isnull=False).first()
+    return ["/", "/blog/", demo.topics["gpu-costs"].url, demo.articles[0].url, f"/blog/authors/{author.slug}/"]
+
+
+def test_chrome_costs_no_query_once_cached(client, demo):
+    for path in ("/blog/", demo.articles[0].url):
+        html(client, path)
+        second = sql(client, path)
+        for table in ("home_sitechromesettings", "wagtailcore_pageviewrestriction", "COUNT(*)"):
+            assert table not in second, (path, table)
+
+
+def test_the_topic_list_is_read_only_when_the_topic_navigation_is_not_cached(client, demo, stored_fragments):
     html(client, "/blog/")
-    second = sql(client, "/blog/")
-    for table in ("wagtailcore_site", "home_sitechromesettings", "wagtailcore_pageviewrestriction", "COUNT(*)"):
-        assert table not in second, table
+    assert "topic-nav" in stored_fragments
+    memo.generation_changed(cache.get(GENERATION_KEY))  # as a new process: the memo is empty
+    with CaptureQueriesContext(connection) as queries:
+        page = html(client, "/blog/")
+    assert demo.topics["gpu-costs"].title in page
+    # The listing's cards join blog_topicpage for their topics; the navigation's own query (the
+    # topics under the blog index, by title) does not run.
+    assert not any('ORDER BY "wagtailcore_page"."title"' in query["sql"] for query in queries.captured_queries)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown"),
+    [
+        ("login_url", "https://login.example.com/", 'href="https://login.example.com/" class="link-quiet"'),
+        ("footer_text", "A new footer line", "· A new footer line</p>"),
+    ],
+)
+def test_a_site_setting_changes_the_chrome_of_every_page_and_nothing_else(
+    client, demo, stored_fragments, field, value, shown
+):
+    pages = chrome_pages(demo)
+    before = {path: html(client, path) for path in pages}
+    chrome = SiteChromeSettings.for_site(Site.objects.get(is_default_site=True))
+    setattr(chrome, field, value)
+    chrome.save()
+    stored_fragments.clear()
+    for path in pages:
+        after = html(client, path)
+        assert shown in after, path
+        assert shown not in before[path], path
+    # The chrome is rendered again; no card and no article body is.
+    assert set(stored_fragments) >= CHROME_FRAGMENTS
+    assert "article-card" not in stored_fragments and "article-body" not in stored_fragments
+    assert "featured-card" not in stored_fragments
+
+
+def test_a_renamed_topic_shows_in_the_navigation_of_every_listing_and_no_body_is_rendered(
+    client, demo, stored_fragments
+):
+    listings = ["/blog/", "/blog/?page=2", *(topic.url for topic in demo.topics.values())]  # topic navigation
+    for path in listings:
+        html(client, path)
+    html(client, demo.articles[0].url)
+    topic = demo.topics["gpu-costs"]
+    topic.title = "Spending on GPUs"
+    topic.save_revision().publish()
+    stored_fragments.clear()
+    for path in listings:
+        assert ">Spending on GPUs</a></li>" in html(client, path), path  # the topic navigation
+    html(client, demo.articles[0].url)
+    assert "topic-nav" in stored_fragments
+    assert "article-body" not in stored_fragments
 
 
 def test_settings_topics_and_restrictions_show_on_the_next_request(client, demo):
@@ -66,34 +150,16 @@ def test_settings_topics_and_restrictions_show_on_the_next_request(client, demo)
 def test_a_change_made_by_another_process_shows_on_the_next_request(client, demo):
     html(client, "/blog/")
     # Another process (the scheduler, another worker) changes the database and replaces the
-    # generation token in the shared cache; this process's memo must notice at its next request.
+    # generation token in the shared cache; this process must notice at its next request.
     SiteChromeSettings.objects.update(footer_text="Changed elsewhere")
-    assert "Changed elsewhere" not in html(client, "/blog/")  # the same generation: remembered
+    assert "Changed elsewhere" not in html(client, "/blog/")  # the same generation: cached
     cache.set(GENERATION_KEY, "made-by-another-process", None)
     assert "Changed elsewhere" in html(client, "/blog/")
 
 
 def test_nothing_is_remembered_outside_a_request(demo):
     built = []
-    assert not site_chrome.is_active()
+    assert memo.current_generation() is None
     for _ in range(2):
-        site_chrome.memoized("key", lambda: built.append(1))
+        memo.memoized("key", lambda: built.append(1))
     assert len(built) == 2
-
-
-@pytest.mark.parametrize("name", [name for name, _ in PUBLIC_PAGES])
-def test_every_public_page_works_without_the_site_chrome(client, demo, settings, name):
-    # The tests keep the chrome (as production with Redis does); `make run` does not
-    # (SITE_CHROME_CACHE off with the local-memory cache), and code paths differ without it.
-    from blog.models import Author
-
-    settings.SITE_CHROME_CACHE = False
-    site = BudgetSite(
-        home=demo.home,
-        blog=demo.blog,
-        topic=next(iter(demo.topics.values())),
-        author=Author.objects.filter(articles__isnull=False).first(),
-        articles=demo.articles,
-    )
-    url = dict(PUBLIC_PAGES)[name](site)
-    assert client.get(url).status_code == 200, url

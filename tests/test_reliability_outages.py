@@ -12,7 +12,7 @@ from django.test import Client, override_settings
 
 import pytest
 
-from home.caching import site_chrome
+from home.caching import memo
 from home.operations.log_throttle import OncePerInterval
 from home.operations.outages import RETRY_AFTER_SECONDS
 
@@ -54,7 +54,7 @@ UNCACHED_URLS = [
 def test_uncached_requests_get_the_styled_503_and_service_comes_back(demo, path, error):
     client = reader()
     before = client.get(path).status_code
-    site_chrome.generation_changed()  # a fresh process: nothing remembered
+    memo.generation_changed()  # a fresh process: nothing remembered
     with database_down(error):
         response = client.get(path)
     assert response.status_code == 503, path
@@ -82,7 +82,7 @@ def test_cached_pages_keep_being_served(settings, demo, path, fresh_process):
     first = client.get(path)
     assert first.status_code == 200
     if fresh_process:
-        site_chrome.generation_changed()  # e.g. a worker restarted during the outage
+        memo.generation_changed()  # e.g. a worker restarted during the outage
     with database_down():
         response = client.get(path)
         assert response.status_code == 200 and response["X-Page-Cache"] == "hit", path

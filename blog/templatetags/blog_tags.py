@@ -7,7 +7,7 @@ from django.utils.safestring import mark_safe
 
 from wagtail.models import Site
 
-from home.caching import site_chrome
+from home.caching import memo
 from home.public_pages import exclude_private
 
 register = template.Library()
@@ -16,10 +16,10 @@ _MISSING = object()
 
 
 def site_blog_index(site):
-    """The live blog index under ``site``'s root page, or None (remembered: ``home.caching.site_chrome``)."""
+    """The live blog index under ``site``'s root page, or None (remembered: ``home.caching.memo``)."""
     from blog.models import BlogIndexPage
 
-    return site_chrome.memoized(
+    return memo.memoized(
         ("site-blog-index", site.pk),
         lambda: BlogIndexPage.objects.live().descendant_of(site.root_page, inclusive=True).first(),
     )
@@ -28,10 +28,10 @@ def site_blog_index(site):
 @register.simple_tag
 def home_blog_index(home):
     """The live, public blog index under ``home`` (a HomePage), or None; remembered for the cache
-    generation (``home.caching.site_chrome``)."""
+    generation (``home.caching.memo``)."""
     from blog.models import BlogIndexPage
 
-    return site_chrome.memoized(
+    return memo.memoized(
         ("home-blog-index", home.pk), lambda: exclude_private(BlogIndexPage.objects.child_of(home).live()).first()
     )
 

@@ -526,11 +526,8 @@ CACHES = {
 # Seconds a rendered page stays in Django's cache for anonymous readers (0: off). Every process
 # sees a publish through the shared cache's generation token (home/caching/page_cache.py).
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "600"))
-# Keep the site chrome (site, settings, blog index, topic list, breadcrumbs, view restrictions)
-# in each process's memory for one page-cache generation (home/caching/site_chrome.py).
-SITE_CHROME_CACHE = os.environ.get("SITE_CHROME_CACHE", "true").lower() in ("1", "true", "yes")
 # A search's rendered results (search/views.py) are cached this long within one page-cache
-# generation, where the site chrome is kept (SITE_CHROME_CACHE); 0 turns it off.
+# generation; 0 turns it off.
 SEARCH_RESULTS_CACHE_SECONDS = int(os.environ.get("SEARCH_RESULTS_CACHE_SECONDS", "120"))
 # Cache-Control for shared caches (CDN) on public pages: s-maxage and stale-while-revalidate.
 CDN_CACHE_SECONDS = int(os.environ.get("CDN_CACHE_SECONDS", "300"))

@@ -16,8 +16,6 @@ CACHES = {
 # Off for the suite (each test's rolled-back data would otherwise linger in the cache);
 # tests/test_performance_page_cache.py turns it on.
 PAGE_CACHE_SECONDS = 0
-# On, as in production (one process; tests/conftest.py empties it before each test).
-SITE_CHROME_CACHE = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

@@ -33,7 +33,7 @@ from wagtail.models import Site
 
 from home.public_pages import next_expiry
 
-from . import site_chrome
+from . import memo
 
 GENERATION_KEY = "page-cache:generation"
 PAGE_KEY_PREFIX = "page-cache:page:"
@@ -50,7 +50,7 @@ def bump_generation() -> str:
     """Start a new cache generation: every page cached so far is stale. Returns the new token."""
     token = uuid.uuid4().hex
     cache.set(GENERATION_KEY, token, None)
-    site_chrome.generation_changed(token)
+    memo.generation_changed(token)
     return token
 
 
@@ -86,22 +86,24 @@ def canonical_host(request) -> str:
     get a 404, which is never stored."""
     host = request.get_host()
     try:
-        site_chrome.attach_site(request)  # the memoized Site, where Site.find_for_request looks first
-        site = Site.find_for_request(request)
+        # Remembered per host for the generation, so a page-cache hit runs no query; a miss finds
+        # the site again in Wagtail's serve view (``Site.find_for_request``, one query).
+        root_url = memo.memoized(("root-url", host.lower(), request.get_port()), lambda: _root_url(request, host))
     except DatabaseError:
         # Database down (a new process, or a new generation): the root URL this host had when it
         # was last looked up, so cached pages keep being served (home/operations/outages.py).
         root_url = cache.get(HOST_KEY_PREFIX + host)
         if root_url is None:
             raise
-        return root_url
+    return root_url
+
+
+def _root_url(request, host: str) -> str:
+    """The root URL of the site serving ``request`` (``Site.find_for_request``), also kept in the
+    shared cache for as long as the pages it would serve (read there while the database is down)."""
+    site = Site.find_for_request(request)
     root_url = site.root_url if site is not None else f"unmatched:{host}"
-    # Remembered in the shared cache once per host and generation in this process, as long as the
-    # pages it would serve (so a flood of Host headers cannot grow it beyond the pages' lifetime).
-    site_chrome.memoized(
-        ("canonical-host", host),
-        lambda: cache.set(HOST_KEY_PREFIX + host, root_url, settings.PAGE_CACHE_SECONDS),
-    )
+    cache.set(HOST_KEY_PREFIX + host, root_url, settings.PAGE_CACHE_SECONDS)
     return root_url
 
 
@@ -141,14 +143,12 @@ class PageCacheMiddleware:
             return self.get_response(request)
         cacheable = is_cacheable_request(request)
         seconds = settings.PAGE_CACHE_SECONDS if cacheable else 0
-        generation = None
-        if seconds or settings.SITE_CHROME_CACHE:
-            generation = cache.get(GENERATION_KEY) or bump_generation()
+        generation = cache.get(GENERATION_KEY) or bump_generation()
 
         # The generation is read before rendering: a change committed while this page renders
-        # replaces it, so this (possibly old) rendering is stored under a stale token, and the
-        # site chrome remembered while it renders is dropped at the next request.
-        chrome = site_chrome.begin_request(generation) if generation else None
+        # replaces it, so this (possibly old) rendering is stored under a stale token, and what
+        # the memo kept while it renders is dropped at the next request.
+        remembering = memo.begin_request(generation)
         try:
             if seconds:
                 # The key needs the request's site, which the memo (begun above) keeps per host.
@@ -162,13 +162,11 @@ class PageCacheMiddleware:
                     for name, value in entry["headers"]:
                         response[name] = value
                     return self._public(request, response, entry["etag"], "hit")
-            site_chrome.attach_site(request)
             response = self.get_response(request)
-            # Read while the site chrome is remembered: no query once per generation.
+            # Read while the memo is in use: no query once per generation.
             valid_until = next_expiry() if seconds else None
         finally:
-            if chrome is not None:
-                site_chrome.end_request(chrome)
+            memo.end_request(remembering)
         if not cacheable or not is_cacheable_response(request, response):
             return self._private(response)
         etag = _etag(response.content)

@@ -1,0 +1,77 @@
+"""Small lookups every public page needs, kept in process memory for one cache generation.
+
+Pages need a few answers that are the same for every request until content changes: the tree
+paths under a view restriction, the next expiry time, the blog index at a path, a listing's
+count and featured article, the topic list, the editors' picks. ``memoized(key, build)`` keeps
+each answer in this process until the page cache's *generation* token changes
+(``home.caching.page_cache``): every change a reader could see replaces the token
+(``home.caching.invalidation``), so these answers are invalidated by exactly the same events as
+the cached pages, and never outlive them. The site chrome itself (header, footer, topic
+navigation) is not kept here: it is a cached template fragment (``templates/navigation/``).
+
+Our own code because Django's cache framework has no per-process layer, and a round trip to the
+shared cache (a file or Redis) for each of these answers would cost about as much as the query.
+
+How a process knows the token changed: ``PageCacheMiddleware`` reads the token from Django's
+cache at the start of each request (one round trip, shared with the page-cache lookup) and calls
+``begin_request``; a change in this process (``bump_generation``) empties the memo at once.
+Outside a request (management commands, the scheduler) there is no token read for it, so
+``build()`` runs every time.
+
+Values are shared by every request the process serves in that generation: callers must treat
+them as read-only. As with Django's cache framework (and the fragments and pages cached for a
+generation), a value read inside a transaction that is later rolled back is kept until the next
+generation; a change to content starts one at once and again on commit
+(``home.caching.invalidation.invalidate``).
+"""
+
+import contextvars
+import threading
+
+# Keys are per site, listing, author or parent page, so a site has a few dozen; the bound keeps
+# a flood of odd requests (unknown hosts, many authors' pages) from growing the memo unchecked.
+MAX_ENTRIES = 1000
+
+_generation = contextvars.ContextVar("memo_generation", default=None)
+_lock = threading.Lock()
+_state = {"generation": None, "values": {}}
+
+
+def begin_request(generation: str) -> contextvars.Token:
+    """Use the memo for the current request, served in ``generation`` (a page-cache token); the
+    memo is emptied first if it holds another generation. Returns the token for ``end_request``."""
+    with _lock:
+        if _state["generation"] != generation:
+            _state["generation"], _state["values"] = generation, {}
+    return _generation.set(generation)
+
+
+def end_request(token: contextvars.Token) -> None:
+    """Stop using the memo (the request is over)."""
+    _generation.reset(token)
+
+
+def generation_changed(generation: str | None = None) -> None:
+    """Empty the memo: this process started ``generation`` (None: the next request's token decides)."""
+    with _lock:
+        _state["generation"], _state["values"] = generation, {}
+
+
+def current_generation() -> str | None:
+    """The page-cache generation this request is served in, or None outside a request."""
+    return _generation.get()
+
+
+def memoized(key, build):
+    """``build()``'s value, remembered under ``key`` (hashable) for the current generation; outside
+    a request ``build()`` runs every time."""
+    if _generation.get() is None:
+        return build()
+    values = _state["values"]
+    try:
+        return values[key]
+    except KeyError:
+        value = build()
+        if len(values) < MAX_ENTRIES:
+            values[key] = value
+        return value

@@ -301,7 +301,12 @@ def test_a_listing_reads_its_cached_cards_in_one_round_trip(client, demo, fragme
     assert fragments.stored == []
     assert [name for name in fragments.read if name in ("article-card", "featured-card")] == []
     grid_reads = [names for names in fragments.read_many if "article-card" in names]
-    assert len(grid_reads) == 1 and len(grid_reads[0]) == len(cards(second))
+    if path == demo.articles[0].url:
+        # The related posts are one fragment of their own (pages/article_page.html): their cards
+        # are not even looked up while it is cached.
+        assert grid_reads == [] and len(cards(second)) > 0
+    else:
+        assert len(grid_reads) == 1 and len(grid_reads[0]) == len(cards(second))
 
 
 def test_a_card_missing_from_the_cache_is_rendered_and_stored_beside_prefetched_ones(client, demo, fragments):

@@ -95,6 +95,9 @@ _EMBED_WITHOUT_TYPE = re.compile(r"<embed(?![^>]*\sembedtype=)[^>]*>")
 _VOID_ELEMENT = re.compile(r"<(br|hr|embed)((?:\s[^>]*)?)>")
 
 
+_LONE_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
 def _as_stored_rich_text(html: str) -> str:
     html = _EMBED_WITHOUT_TYPE.sub("", html)  # only Wagtail's own embeds have a meaning here
     return _VOID_ELEMENT.sub(r"<\1\2/>", html)
@@ -113,6 +116,9 @@ def remove_active_content(html: str) -> str:
     """
     if not html or "<" not in html:
         return html
+    # nh3 takes UTF-8, which a lone surrogate (an escaped "\ud800" in a JSON post) cannot be; it
+    # is never text, and every form removes it anyway (home.text_cleaning), so it goes here too.
+    html = _LONE_SURROGATES.sub("", html)
     cleaned = _as_stored_rich_text(_RICH_TEXT.clean(html))
     return html if cleaned == html else cleaned
 
@@ -134,4 +140,8 @@ class SafeRichTextBlock(blocks.RichTextBlock):
 
     def normalize(self, value):
         value = super().normalize(value)
-        return RichText(remove_active_content(value.source)) if value.source else value
+        # A NUL is a form error (Django's ProhibitNullCharactersValidator on the block's field);
+        # the sanitiser would drop it first, so such a post is left for that check, which refuses it.
+        if not value.source or "\x00" in value.source:
+            return value
+        return RichText(remove_active_content(value.source))

@@ -38,7 +38,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 install-dev: $(VENV)/.dev-installed node_modules/.package-lock.json ## Install the pinned runtime and development dependencies (Python and npm)
 
 # Absolute URLs (canonical, feeds, sitemap, e-mail links) follow the address `make run` serves,
-# unless WAGTAILADMIN_BASE_URL or WAGTAIL_SITE_ROOT_URL is set (README, "Absolute URLs").
+# unless WAGTAILADMIN_BASE_URL or WAGTAIL_SITE_ROOT_URL is set (docs/operations.md, "Absolute URLs").
 setup run: export WAGTAILADMIN_BASE_URL ?= http://$(HOST):$(PORT)
 
 setup: install ## Install, migrate and load the demo content (no server)

@@ -3,9 +3,11 @@
 
 from django import forms
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+
+from wagtail.models import Page
 
 from blog.markdown_export import articles_zip
 from blog.markdown_import import MAX_ZIP_BYTES, MarkdownImportError, import_sources
@@ -75,7 +77,12 @@ def import_articles(request):
 def download_markdown(request, page_id: int):
     """``/admin/articles/<page_id>/markdown/``: the article's latest revision (draft or live) as a
     zip of ``<slug>.md`` and its images, for people who can edit it."""
-    page = get_object_or_404(ArticlePage, pk=page_id)
+    # Looked up as a Page, then narrowed: ArticlePage's pk is the ``page_ptr`` link, whose lookup
+    # lacks Django's overflow handling (ticket #27397), so an id past a 64-bit integer in the URL
+    # would be an OverflowError (500) on SQLite instead of a 404.
+    page = get_object_or_404(Page, pk=page_id).specific
+    if not isinstance(page, ArticlePage):
+        raise Http404("No article with this id.")
     if not page.permissions_for_user(request.user).can_edit():
         raise PermissionDenied
     latest = page.get_latest_revision_as_object()

@@ -71,3 +71,13 @@ def test_zip_slip_upload_is_refused(client, demo, moderator):
     client.force_login(moderator)
     response = client.post(URL, {"file": upload("evil.zip", buffer.getvalue())})
     assert response.status_code == 400 and b"paths outside its folder" in response.content
+
+
+@pytest.mark.parametrize("page_id", ["9" * 25, "9223372036854775808", "1"])
+def test_markdown_download_of_an_id_that_is_no_article_is_a_404(client, demo, editor, page_id):
+    """An id past a 64-bit integer (an OverflowError on SQLite before) or a page that is not an
+    article (the root page) is a 404, never a 500."""
+    client.raise_request_exception = False
+    client.force_login(editor)
+    response = client.get(f"/admin/articles/{page_id}/markdown/")
+    assert response.status_code == 404, (page_id, response.status_code)

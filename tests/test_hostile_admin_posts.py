@@ -160,3 +160,32 @@ def test_a_workflow_comment_still_reaches_the_editor(client, demo, editor, moder
     assert client.post(edit_url(article), data).status_code == 302
     state.refresh_from_db()
     assert state.status == "rejected" and state.comment == "Needs a figure."
+
+
+# Ids past the database's integer range in a multiple-choice model field (home.upstream.django):
+# an article's topics and authors, and Wagtail's admin listing filters built on the same field.
+PAST_THE_RANGE = ["9" * 20, "-" + "9" * 20, "9223372036854775808"]
+
+
+@pytest.mark.parametrize("field", ["topics", "authors"])
+@pytest.mark.parametrize("value", PAST_THE_RANGE)
+def test_an_id_past_the_integer_range_in_topics_or_authors_is_a_form_error(demo, editor, field, value):
+    article = demo.articles[3]
+    revisions = Revision.objects.filter(object_id=str(article.pk)).count()
+    response = post(editor, "edit", article, set_to(field, [value]))
+    assert response.status_code == 200, (field, value, response.status_code)
+    assert "Select a valid choice" in response.content.decode()
+    assert Revision.objects.filter(object_id=str(article.pk)).count() == revisions
+    article.refresh_from_db()
+    assert article.title != "Changed by a hand-made request"
+
+
+@pytest.mark.parametrize(
+    "path", ["/admin/pages/{blog}/", "/admin/users/", "/admin/reports/site-history/", "/admin/pages/search/"]
+)
+@pytest.mark.parametrize("parameter", ["owner", "content_type", "site", "group", "user"])
+def test_an_admin_filter_with_an_id_past_the_integer_range_is_not_a_500(demo, django_user_model, path, parameter):
+    client = Client(raise_request_exception=False)
+    client.force_login(django_user_model.objects.create_superuser("filter-admin", password="x"))
+    response = client.get(path.format(blog=demo.blog.pk), {parameter: "9" * 20, "q": "gpu"})
+    assert response.status_code in (200, 404), (path, parameter, response.status_code)

@@ -10,7 +10,8 @@ fixes it, so that an upgrade tells us to delete the workaround. ``install()`` ru
 
 def install() -> None:
     """Apply every workaround; idempotent (each module's ``install`` may run more than once)."""
-    from . import wagtail, willow
+    from . import django, wagtail, willow
 
+    django.install()
     wagtail.install()
     willow.install()

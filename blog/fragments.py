@@ -29,7 +29,6 @@ fragment is never read again (it expires from the cache); nothing is deleted on 
 """
 
 import hashlib
-from pathlib import Path
 
 from django.core.cache import caches
 from django.core.cache.utils import make_template_fragment_key
@@ -56,22 +55,9 @@ _RENDERING_FILES = (
 )
 
 
-def _code_version() -> str:
-    root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256(FRAGMENT_VERSION.encode())
-    for name in _RENDERING_FILES:
-        path = root / name
-        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
-            if file.is_file():
-                digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-CODE_VERSION = _code_version()
+CODE_VERSION = fragments.files_digest(_RENDERING_FILES, seed=FRAGMENT_VERSION)
 # The outline is computed by ArticlePage.body_outline (blog/models.py, which CODE_VERSION leaves out).
-OUTLINE_VERSION = hashlib.sha256(
-    CODE_VERSION.encode() + (Path(__file__).resolve().parent / "models.py").read_bytes()
-).hexdigest()[:16]
+OUTLINE_VERSION = fragments.files_digest(["blog/models.py"], seed=CODE_VERSION)
 
 
 def _digest(*parts) -> str:

@@ -21,9 +21,12 @@ cache the pre-commit state under the new token.
 Independent of ``PAGE_CACHE_SECONDS``: with the full-page cache off, fragments stay cached.
 """
 
+import hashlib
 import uuid
 from collections.abc import Iterable
+from pathlib import Path
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Model
@@ -38,6 +41,20 @@ URLS_KEY = VERSION_PREFIX + "urls"
 # Fragments are keyed by content, so a new version is a new key; this bounds how long an unused
 # one stays in a cache without an eviction policy of its own (Redis without maxmemory).
 FRAGMENT_SECONDS = 7 * 24 * 3600
+
+
+def files_digest(names: Iterable[str], seed: str = "", length: int = 16) -> str:
+    """A hex digest (``length`` characters) of ``seed`` and the contents of ``names``: files or
+    folders (every file below, in name order) relative to ``settings.BASE_DIR``. Fragment keys
+    include the digest of the templates and modules that render them, so a deployment that
+    changes one never serves a fragment the old code rendered. Read once, at import."""
+    digest = hashlib.sha256(seed.encode())
+    for name in names:
+        path = Path(settings.BASE_DIR) / name
+        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if file.is_file():
+                digest.update(file.read_bytes())
+    return digest.hexdigest()[:length]
 
 
 def object_key(model: type[Model], pk) -> str:

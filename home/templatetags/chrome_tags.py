@@ -12,16 +12,12 @@ full-page cache misses renders its chrome with no query once the fragment is cac
 change shows on every page at the next request.
 """
 
-import hashlib
-from pathlib import Path
-
 from django import template
-from django.conf import settings
 from django.core.cache import cache
 
 from wagtail.models import Site
 
-from home.caching import memo
+from home.caching import fragments, memo
 from home.caching.page_cache import GENERATION_KEY, bump_generation
 
 register = template.Library()
@@ -30,17 +26,7 @@ register = template.Library()
 _CHROME_TEMPLATES = ("templates/navigation", "templates/components/topic_nav.html")
 
 
-def _templates_digest() -> str:
-    digest = hashlib.sha256()
-    for name in _CHROME_TEMPLATES:
-        path = Path(settings.BASE_DIR) / name
-        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
-            if file.is_file():
-                digest.update(file.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-TEMPLATES_DIGEST = _templates_digest()
+TEMPLATES_DIGEST = fragments.files_digest(_CHROME_TEMPLATES, length=12)
 
 
 @register.simple_tag(takes_context=True)

@@ -32,13 +32,16 @@ import hashlib
 
 from django.core.cache import caches
 from django.core.cache.utils import make_template_fragment_key
-from django.db.models import prefetch_related_objects
+from django.template.loader import get_template
+from django.utils.safestring import SafeString, mark_safe
 
 from wagtail.models import Site
 
 import pygments
 
 from home.caching import fragments
+
+from .listings import CARD_FIELDS, prefetch_cards
 
 # Change this when code outside ``_RENDERING_FILES`` changes what a fragment prints.
 FRAGMENT_VERSION = "1"
@@ -69,37 +72,56 @@ def _site_root(request) -> str:
     return site.root_url if site is not None else ""
 
 
-def _image_parts(image) -> tuple:
-    if image is None:
-        return ()
-    return (
-        image.pk,
-        image.file_hash,
-        image.focal_point_x,
-        image.focal_point_y,
-        image.focal_point_width,
-        image.focal_point_height,
-    )
+def article_card_row(article, relations: bool = True) -> dict:
+    """An ArticlePage (its image loaded) as a card row (``blog.listings.card_rows``), with
+    ``"article"``: the instance itself, rendered if its fragment is missing. ``relations``: take
+    ``"topics"`` and ``"authors"`` from its prefetched relations (``prefetch_cards``); else add
+    them with ``blog.listings.add_card_relations``."""
+    image = article.image
+    row = {
+        "pk": article.pk,
+        "live_revision": article.live_revision_id,
+        "url_path": article.url_path,
+        "title": article.title,
+        "summary": article.summary,
+        "date_published": article.date_published,
+        "last_published_at": article.last_published_at,
+        "image_alt": article.image_alt,
+        "image_decorative": article.image_decorative,
+        "image": article.image_id,
+        "image__file_hash": image.file_hash if image else None,
+        "image__focal_point_x": image.focal_point_x if image else None,
+        "image__focal_point_y": image.focal_point_y if image else None,
+        "image__focal_point_width": image.focal_point_width if image else None,
+        "image__focal_point_height": image.focal_point_height if image else None,
+        "image__description": image.description if image else None,
+        "article": article,
+    }
+    if relations:
+        row["topics"] = [(topic.pk, topic.title) for topic in article.topics.all()]
+        row["authors"] = [(author.pk, author.name) for author in article.authors.all()]
+    return row
 
 
-def card_key(article, request=None) -> str:
-    """The fragment key (a hex digest) of ``article``'s card (an ArticlePage with its card relations
-    prefetched) as served to ``request``. No query once the relations are prefetched."""
+def _card_key(row: dict, site_root: str) -> str:
     return _digest(
         CODE_VERSION,
-        _site_root(request),
-        article.pk,
-        article.live_revision_id,
-        article.url_path,
-        article.title,
-        article.summary,
-        article.date_published,
-        article.last_published_at,
-        article.card_alt_text,
-        _image_parts(article.image),
-        [(topic.pk, topic.title) for topic in article.topics.all()],
-        [(author.pk, author.name) for author in article.authors.all()],
+        site_root,
+        [row[field] for field in CARD_FIELDS],
+        [tuple(topic) for topic in row["topics"]],
+        [tuple(author) for author in row["authors"]],
     )
+
+
+def card_key(card, request=None) -> str:
+    """The fragment key (a hex digest) of a card as served to ``request``: ``card`` is a card row
+    (``blog.listings.card_rows`` with ``add_card_relations``) or an ArticlePage with its card
+    relations prefetched (``prefetch_cards``); both give the same key for the same content. The
+    key holds everything the card prints (title, summary, dates, URL path, alt text and what it
+    comes from, topics' titles, authors' names), the live revision, the image's file hash and
+    focal point, and the site's root URL. No query."""
+    row = card if isinstance(card, dict) else article_card_row(card)
+    return _card_key(row, _site_root(request))
 
 
 def body_key(article, request=None) -> str:
@@ -124,51 +146,92 @@ def body_key(article, request=None) -> str:
 
 
 def card_fragment_cache_key(article, request, loading: str = "lazy", heading_level=3) -> str:
-    """The cache key ``{% wagtailcache %}`` stores ``article``'s grid card under in
-    ``components/article_card.html`` (Django's ``make_template_fragment_key`` with the tag's
-    ``vary_on`` values: the card key, ``loading``, ``heading_level``, and the three search-result
-    texts, empty in a grid). ``tests/test_performance_fragments.py`` checks that both agree."""
+    """The cache key a grid card of ``article`` (a card row or an ArticlePage with its card
+    relations prefetched) is stored under: Django's ``make_template_fragment_key`` of
+    "article-card" with the card key, ``loading``, ``heading_level`` and the three search-result
+    texts (empty in a grid), as ``render_cards`` stores it."""
     return make_template_fragment_key("article-card", [card_key(article, request), loading, heading_level, "", "", ""])
 
 
-def prefetch_grid_renditions(articles, request, first_eager: bool = False, heading_level=None) -> None:
-    """Fetch the image renditions of the cards in ``articles`` (as ``components/card_grid.html``
-    shows them) whose cached fragment is missing, in one query; the cached ones are not rendered,
-    so they need none. One cache round trip (``get_many``) for all the cards' fragments."""
-    articles = list(articles)
-    keys = [
-        card_fragment_cache_key(
-            article,
-            request,
-            loading="eager" if first_eager and index == 0 else "lazy",
-            heading_level=heading_level or 3,
-        )
-        for index, article in enumerate(articles)
-    ]
-    _prefetch_missing(list(zip(keys, articles, strict=True)), request)
+# The card templates, and the fragment name each is cached under.
+CARD_TEMPLATES = {
+    "article-card": "components/article_card.html",
+    "featured-card": "components/featured_article.html",
+}
 
 
-def prefetch_result_renditions(hits, request) -> None:
-    """``prefetch_grid_renditions`` for search results (``templates/search/result_card.html``):
-    ``hits`` are ``{"article", "title", "summary", "excerpt"}`` dicts (``search/views.py``), each
-    card keyed with its highlighted title, summary and excerpt at heading level 2."""
-    keyed = [
-        (
-            make_template_fragment_key(
-                "article-card",
-                [card_key(hit["article"], request), "lazy", 2, hit["title"], hit["summary"], hit["excerpt"]],
-            ),
-            hit["article"],
-        )
-        for hit in hits
-    ]
-    _prefetch_missing(keyed, request)
+def render_cards(
+    request,
+    cards,
+    *,
+    name: str = "article-card",
+    heading_level=3,
+    first_eager: bool = False,
+    texts: list[tuple] | None = None,
+) -> list[SafeString]:
+    """The HTML of each card in ``cards`` (card rows with their relations, or ArticlePages with
+    their card relations prefetched), in order, rendered with ``CARD_TEMPLATES[name]`` ("" for an
+    article deleted since its row was read).
+
+    Each card is a cached fragment, keyed by what it shows (``card_key``) and how it is shown
+    (``name``; for grid cards the image's ``loading``, eager for the first card when
+    ``first_eager``, ``heading_level`` and the search result's highlighted ``texts``: one
+    ``(title, summary, excerpt)`` per card). All of them are read in one cache round trip
+    (``get_many``); only the missing ones are rendered, from ArticlePage instances (rows are
+    loaded in one query, their topics, authors and image renditions in one query each), and
+    stored in one ``set_many``. Previews and reviewer links (``request.is_preview``) and renders
+    without a request neither read nor write the cache, as Wagtail's ``{% wagtailcache %}``.
+    """
+    rows = [card if isinstance(card, dict) else article_card_row(card) for card in cards]
+    if not rows:
+        return []
+    site_root = _site_root(request)
+    keys = []
+    for index, row in enumerate(rows):
+        vary_on = [_card_key(row, site_root)]
+        if name == "article-card":
+            loading = "eager" if first_eager and index == 0 else "lazy"
+            vary_on += [loading, heading_level, *(texts[index] if texts else ("", "", ""))]
+        keys.append(make_template_fragment_key(name, vary_on))
+    cached = request is not None and not getattr(request, "is_preview", False)
+    found = _fragment_cache().get_many(keys) if cached else {}
+    missing = [index for index, key in enumerate(keys) if key not in found]
+    if missing:
+        rendered = _render_missing(request, name, rows, missing, heading_level, first_eager, texts)
+        new = {keys[index]: html for index, html in zip(missing, rendered, strict=True) if html is not None}
+        if cached and new:
+            _fragment_cache().set_many(new, fragments.FRAGMENT_SECONDS)
+        found.update(new)
+    # The fragments are HTML this site rendered (stored as rendered, never from readers' input).
+    return [mark_safe(found.get(key, "")) for key in keys]  # noqa: S308
 
 
-def prefetch_featured_renditions(article, request) -> None:
-    """``prefetch_grid_renditions`` for the featured card (``components/featured_article.html``)."""
-    key = make_template_fragment_key("featured-card", [card_key(article, request)])
-    _prefetch_missing([(key, article)], request)
+def _render_missing(request, name, all_rows, indexes, heading_level, first_eager, texts) -> list[str | None]:
+    rows = [all_rows[index] for index in indexes]
+    from .models import ArticlePage
+
+    to_load = [row["pk"] for row in rows if "article" not in row]
+    loaded = ArticlePage.objects.defer_streamfields().select_related("image").in_bulk(to_load) if to_load else {}
+    articles = [row["article"] if "article" in row else loaded.get(row["pk"]) for row in rows]
+    prefetch_cards([article for article in articles if article is not None])
+    template = get_template(CARD_TEMPLATES[name])
+    html = []
+    for article, index in zip(articles, indexes, strict=True):
+        if article is None:  # deleted since its row was read: no card (and nothing stored)
+            html.append(None)
+            continue
+        context = {"article": article}
+        if name == "article-card":
+            title, summary, excerpt = texts[index] if texts else ("", "", "")
+            context |= {
+                "loading": "eager" if first_eager and index == 0 else "lazy",
+                "heading_level": heading_level,
+                "card_title": title,
+                "card_summary": summary,
+                "card_excerpt": excerpt,
+            }
+        html.append(template.render(context, request))
+    return html
 
 
 def _fragment_cache():
@@ -189,32 +252,3 @@ def body_outline(article) -> dict:
         outline = article.body_outline
         cache.set(key, outline, fragments.FRAGMENT_SECONDS)
     return outline
-
-
-# The request attribute holding the fragments a listing's get_many found: {cache key: HTML}.
-PREFETCHED_ATTRIBUTE = "prefetched_fragments"
-
-
-def prefetched_fragment(request, name: str, *vary_on):
-    """The HTML of fragment ``name`` with ``vary_on`` (the ``{% wagtailcache %}`` tag's arguments
-    after its timeout) if this request already read it with ``prefetch_grid_renditions`` or
-    ``prefetch_featured_renditions``, else None (the tag then reads or renders it)."""
-    found = getattr(request, PREFETCHED_ATTRIBUTE, None) if request is not None else None
-    if not found:
-        return None
-    return found.get(make_template_fragment_key(name, vary_on))
-
-
-def _prefetch_missing(keyed_articles: list[tuple], request) -> None:
-    if request is None or getattr(request, "is_preview", False):  # no fragments: every card renders
-        missing = [article for _key, article in keyed_articles]
-    else:
-        found = _fragment_cache().get_many([key for key, _article in keyed_articles])
-        # Kept for the card templates (prefetched_fragment): each card is read once, not twice.
-        if not hasattr(request, PREFETCHED_ATTRIBUTE):
-            setattr(request, PREFETCHED_ATTRIBUTE, {})
-        getattr(request, PREFETCHED_ATTRIBUTE).update(found)
-        missing = [article for key, article in keyed_articles if key not in found]
-    images = [article.image for article in missing if article.image is not None]
-    if images:
-        prefetch_related_objects(images, "renditions")

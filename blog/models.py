@@ -42,7 +42,7 @@ from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
 from .forms import ArticlePageForm, AuthorForm
 from .fragments import body_outline
-from .listings import CARD_PREFETCHES, listed_count, paginate_listing, prefetch_cards
+from .listings import CARD_PREFETCHES, add_card_relations, card_rows, listed_count, paginate_listing, prefetch_cards
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
 # the longest seed summary is 176 characters.
@@ -181,26 +181,27 @@ class ListingMixin:
         when it belongs to this listing) and ``listing_total`` (every article of the listing)
         make "Showing N of M posts" count what the reader sees, featured article included."""
         featured_pk, featured_is_newest = blog_index.featured_article_key() if blog_index else (None, False)
-        cards = articles.exclude(pk=featured_pk) if featured_pk else articles
+        # Cards as rows (blog.listings.card_rows): their keys need no model instances, and only the
+        # cards missing from the fragment cache are loaded as ArticlePages to be rendered.
+        cards = card_rows(articles.exclude(pk=featured_pk) if featured_pk else articles)
         page_of_posts = paginate_listing(
             request, cards, count_key=(type(self).__name__, self.pk, "cards", featured_pk)
         )
         featured = None
         if featured_pk and page_of_posts.number == 1 and featured_is_newest and blog_index == self:
             # The featured article is this listing's newest: one query reads it and the cards.
-            rows = list(articles[: page_of_posts.paginator.per_page + 1])
-            featured = next((row for row in rows if row.pk == featured_pk), None)
-            page_of_posts.object_list = [row for row in rows if row.pk != featured_pk][
+            rows = list(card_rows(articles)[: page_of_posts.paginator.per_page + 1])
+            featured = next((row for row in rows if row["pk"] == featured_pk), None)
+            page_of_posts.object_list = [row for row in rows if row["pk"] != featured_pk][
                 : page_of_posts.paginator.per_page
             ]
         else:
             page_of_posts.object_list = list(page_of_posts.object_list)
         if featured_pk and page_of_posts.number == 1 and featured is None:  # shown on page 1 only
-            featured = ArticlePage.objects.listed().filter(pk=featured_pk).first()
+            featured = card_rows(ArticlePage.objects.listed().filter(pk=featured_pk)).first()
         # Every article of the listing; without a featured article, the cards are all of them.
         listed = listed_count((type(self).__name__, self.pk), articles) if featured_pk else None
-        # The grid fetches its cards' renditions itself, for cards not cached (blog/fragments.py).
-        prefetch_cards([*page_of_posts.object_list, *([featured] if featured else [])], renditions_for=[])
+        add_card_relations([*page_of_posts.object_list, *([featured] if featured else [])])
         if blog_index == self:
             all_posts_count = page_of_posts.paginator.count if listed is None else listed
         elif blog_index:
@@ -378,8 +379,8 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         """
         author = get_object_or_404(live_authors().select_related("photo"), slug=slug)
         articles = ArticlePage.objects.listed().child_of(self).filter(authors=author)
-        posts = paginate_listing(request, articles, count_key=("author", self.pk, author.pk))
-        posts.object_list = prefetch_cards(posts.object_list, renditions_for=[])
+        posts = paginate_listing(request, card_rows(articles), count_key=("author", self.pk, author.pk))
+        posts.object_list = add_card_relations(posts.object_list)
         url = (self.url or "") + self.reverse_subpage("author", kwargs={"slug": author.slug})
         return TemplateResponse(
             request,

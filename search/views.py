@@ -25,8 +25,8 @@ from wagtail.models import Page, Site
 from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
-from blog.fragments import prefetch_result_renditions
-from blog.listings import paginate_listing, prefetch_cards
+from blog.fragments import article_card_row, render_cards
+from blog.listings import add_card_relations, paginate_listing
 from blog.models import ArticlePage, TopicPage
 from home.caching import memo
 from home.public_pages import exclude_private, in_request_site, next_expiry
@@ -308,20 +308,27 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
     results = paginate_listing(request, matches)
     total = results.paginator.count
     terms = query_terms(query)
-    # What each card shows, in one query per relation instead of a few per card; the renditions
-    # only for the cards whose cached fragment is missing (below, once their texts are known).
-    articles_on_page = prefetch_cards(results.object_list, renditions_for=[]) if total else []
+    # The cards' keys from the results and their topics and authors (one values query each, no
+    # model instances); only the cards missing from the fragment cache are rendered, with their
+    # relations and renditions fetched then (blog.fragments.render_cards).
+    articles_on_page = list(results.object_list) if total else []
     excerpt_texts = _excerpt_texts(articles_on_page)
     hits = [
         {
-            "article": article,
             "title": highlight(article.title, terms),
             "summary": highlight(article.summary, terms),
             "excerpt": excerpt(excerpt_texts[article.pk], terms),
         }
         for article in articles_on_page
     ]
-    prefetch_result_renditions(hits, request)
+    cards = render_cards(
+        request,
+        add_card_relations([article_card_row(article, relations=False) for article in articles_on_page]),
+        heading_level=2,
+        texts=[(hit["title"], hit["summary"], hit["excerpt"]) for hit in hits],
+    )
+    for hit, html in zip(hits, cards, strict=True):
+        hit["html"] = html
     matching_topics = []
     if results.number == 1 and topic is None:
         matching_topics = topics_matching(topics, terms)

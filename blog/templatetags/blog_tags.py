@@ -3,7 +3,6 @@
 from urllib.parse import quote
 
 from django import template
-from django.utils.safestring import mark_safe
 
 from wagtail.models import Site
 
@@ -39,14 +38,15 @@ def home_blog_index(home):
 @register.simple_tag
 def latest_articles(home, count):
     """The ``count`` newest articles under ``home`` (its site's articles only) that readers can
-    see, with their topics and authors prefetched (a list; empty when ``count`` is 0). Their
-    renditions are fetched by the card grid, for the cards not cached (``blog.fragments``)."""
-    from blog.listings import prefetch_cards
+    see, as card rows with their topics and authors (``blog.listings.card_rows``,
+    ``add_card_relations``: a list, empty when ``count`` is 0). The card grid loads and renders
+    only the cards missing from the fragment cache (``blog.fragments.render_cards``)."""
+    from blog.listings import add_card_relations, card_rows
     from blog.models import ArticlePage
 
     if not count:
         return []
-    return prefetch_cards(ArticlePage.objects.listed().descendant_of(home)[:count], renditions_for=[])
+    return add_card_relations(card_rows(ArticlePage.objects.listed().descendant_of(home))[:count])
 
 
 def _blog_index(request, context=None):
@@ -161,14 +161,6 @@ def inline_math(html):
 
 
 @register.filter
-def card_fragment_key(article, request=None) -> str:
-    """``{% wagtailcache %}``'s key for ``article``'s card served to ``request`` (``blog.fragments.card_key``)."""
-    from blog.fragments import card_key
-
-    return card_key(article, request)
-
-
-@register.filter
 def body_fragment_key(article, request=None) -> str:
     """``{% wagtailcache %}``'s key for ``article``'s rendered body served to ``request``
     (``blog.fragments.body_key``)."""
@@ -178,36 +170,26 @@ def body_fragment_key(article, request=None) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def prefetch_grid_renditions(context, articles, first_eager=False, heading_level=None) -> str:
-    """Fetch, in one query, the image renditions of the cards in ``articles`` (as
-    ``components/card_grid.html`` shows them) whose cached fragment is missing; prints nothing
-    (``blog.fragments.prefetch_grid_renditions``)."""
-    from blog.fragments import prefetch_grid_renditions as prefetch
+def article_cards(context, articles, first_eager=False, heading_level=None) -> list:
+    """``{% article_cards articles first_eager heading_level as cards %}``: the HTML of each card
+    of ``articles`` (card rows or ArticlePages, as ``components/card_grid.html`` takes them), the
+    cached ones read in one round trip, the others rendered and stored
+    (``blog.fragments.render_cards``)."""
+    from blog.fragments import render_cards
 
-    prefetch(articles, context.get("request"), first_eager=bool(first_eager), heading_level=heading_level)
-    return ""
-
-
-@register.simple_tag(takes_context=True)
-def prefetched_fragment(context, name, *vary_on):
-    """``{% prefetched_fragment "article-card" <the wagtailcache tag's vary_on> as html %}``: the
-    cached card this request's listing already read in one round trip, or None
-    (``blog.fragments.prefetched_fragment``); the template then falls back to ``{% wagtailcache %}``."""
-    from blog.fragments import prefetched_fragment as lookup
-
-    html = lookup(context.get("request"), name, *vary_on)
-    # The fragment is HTML this site rendered and cached ({% wagtailcache %} stores it as safe).
-    return None if html is None else mark_safe(html)  # noqa: S308
+    return render_cards(
+        context.get("request"), articles, first_eager=bool(first_eager), heading_level=heading_level or 3
+    )
 
 
 @register.simple_tag(takes_context=True)
-def prefetch_featured_renditions(context, article) -> str:
-    """The featured card's renditions, fetched only if its cached fragment is missing; prints
-    nothing (``blog.fragments.prefetch_featured_renditions``)."""
-    from blog.fragments import prefetch_featured_renditions as prefetch
+def featured_card(context, article):
+    """The featured card (``components/featured_article.html``) of ``article`` (a card row or an
+    ArticlePage), cached as grid cards are (``blog.fragments.render_cards``)."""
+    from blog.fragments import render_cards
 
-    prefetch(article, context.get("request"))
-    return ""
+    html = render_cards(context.get("request"), [article], name="featured-card")
+    return html[0] if html else ""
 
 
 @register.simple_tag

@@ -98,18 +98,20 @@ def article_card_row(article, relations: bool = True) -> dict:
         "article": article,
     }
     if relations:
-        row["topics"] = [(topic.pk, topic.title) for topic in article.topics.all()]
+        row["topics"] = [(topic.pk, topic.title, topic.path) for topic in article.topics.all()]
         row["authors"] = [(author.pk, author.name) for author in article.authors.all()]
     return row
 
 
 def _card_key(row: dict, site_root: str) -> str:
+    # Topics print in tree order and authors by name: sorted so, their order is a function of
+    # what the key holds, however the rows came.
     return _digest(
         CODE_VERSION,
         site_root,
         [row[field] for field in CARD_FIELDS],
-        [tuple(topic) for topic in row["topics"]],
-        [tuple(author) for author in row["authors"]],
+        sorted((path, pk, title) for pk, title, path in row["topics"]),
+        sorted((name, pk) for pk, name in row["authors"]),
     )
 
 

@@ -155,6 +155,19 @@ def blog_index_at(path: str):
     return memo.memoized(("blog-index-at", path), lambda: BlogIndexPage.objects.filter(path=path).first())
 
 
+def featured_card_row(pk: int) -> dict | None:
+    """The card row of the featured article ``pk`` (``blog.listings.card_rows``, with its
+    relations), or None if it is not listed; remembered for the cache generation
+    (``home.caching.memo``): every page of a listing shows it, and anything its card shows (the
+    article, its image, topics and authors) starts a new generation when it changes."""
+
+    def build():
+        row = card_rows(ArticlePage.objects.listed().filter(pk=pk)).first()
+        return add_card_relations([row])[0] if row else None
+
+    return memo.memoized(("featured-card-row", pk), build)
+
+
 class ListingMixin:
     """Shared context for pages that list article cards (the blog index and topic pages).
 
@@ -197,11 +210,11 @@ class ListingMixin:
             ]
         else:
             page_of_posts.object_list = list(page_of_posts.object_list)
+        add_card_relations([*page_of_posts.object_list, *([featured] if featured else [])])
         if featured_pk and page_of_posts.number == 1 and featured is None:  # shown on page 1 only
-            featured = card_rows(ArticlePage.objects.listed().filter(pk=featured_pk)).first()
+            featured = featured_card_row(featured_pk)
         # Every article of the listing; without a featured article, the cards are all of them.
         listed = listed_count((type(self).__name__, self.pk), articles) if featured_pk else None
-        add_card_relations([*page_of_posts.object_list, *([featured] if featured else [])])
         if blog_index == self:
             all_posts_count = page_of_posts.paginator.count if listed is None else listed
         elif blog_index:
@@ -318,11 +331,12 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         articles) and whether it is the newest article (no editors' choice in force). Remembered
         for the cache generation (``home.caching.memo``): every listing page needs it."""
 
-        def lookup():
-            featured = self.get_featured_article()
-            if featured is None:
-                return None, False
-            return featured.pk, featured.pk != self.featured_article_id
+        def lookup():  # get_featured_article's choice, by primary keys only (no page instances)
+            articles = ArticlePage.objects.listed().child_of(self)
+            if self.featured_article_id and articles.filter(pk=self.featured_article_id).exists():
+                return self.featured_article_id, False
+            newest = articles.values_list("pk", flat=True).first()
+            return (newest, True) if newest is not None else (None, False)
 
         return memo.memoized(("featured-article", self.pk), lookup)
 

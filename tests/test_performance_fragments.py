@@ -389,3 +389,125 @@ def test_search_results_read_their_cached_cards_in_one_round_trip(client, demo, 
     assert fragments.stored == [] and "article-card" not in fragments.read
     assert [len(names) for names in fragments.read_many if "article-card" in names] == [len(cards(second))]
     assert not [query for query in queries.captured_queries if "siterendition" in query["sql"]]
+
+
+class ArticleInstances:
+    """How many ArticlePage instances are built (Django's ``post_init``), by primary key."""
+
+    def __init__(self):
+        self.built = []
+
+    def __call__(self, sender, instance, **kwargs):
+        self.built.append(instance.pk)
+
+
+@pytest.fixture
+def article_instances():
+    from django.db.models.signals import post_init
+
+    counter = ArticleInstances()
+    post_init.connect(counter, sender=ArticlePage)
+    yield counter
+    post_init.disconnect(counter, sender=ArticlePage)
+
+
+def listing_path(demo, name) -> str:
+    return {
+        "home": "/",
+        "blog index": "/blog/",
+        "blog index page 2": "/blog/?page=2",
+        "topic": demo.topics["engineering"].url,
+        "author": f"/blog/authors/{demo.articles[0].authors.first().slug}/",
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["home", "blog index", "blog index page 2", "topic", "author"])
+def test_a_listing_whose_cards_are_cached_builds_no_article(client, demo, article_instances, name):
+    """Card keys come from values rows (blog.listings.card_rows): with every card cached, a listing
+    builds no ArticlePage at all; the first request, which renders them, builds one per card."""
+    path = listing_path(demo, name)
+    first = get(client, path)
+    assert len(article_instances.built) >= len(cards(first)) > 0
+    article_instances.built.clear()
+    assert get(client, path) == first
+    assert article_instances.built == []
+
+
+def grid_and_featured(html: str) -> list[str]:
+    return [*cards(html), *([featured(html)] if featured(html) else [])]
+
+
+@pytest.mark.parametrize("name", ["blog index", "topic", "home", "author"])
+def test_an_edited_title_re_renders_only_its_card(client, demo, fragments, article_instances, name):
+    path = listing_path(demo, name)
+    before = grid_and_featured(get(client, path))
+    shown = [article for article in demo.articles if showing(before, [article])]
+    article = ArticlePage.objects.get(pk=shown[1].pk)
+    article.title = "A title edited since"
+    article.save_revision().publish()
+    fragments.clear()
+    article_instances.built.clear()
+    after = grid_and_featured(get(client, path))
+    assert fragments.count("article-card") + fragments.count("featured-card") == 1
+    assert article_instances.built == [article.pk]  # only the card re-rendered is loaded
+    changed = [card for card in after if card not in before]
+    assert len(changed) == 1 and "A title edited since" in changed[0]
+    assert [card for card in after if card != changed[0]] == [
+        card for card in before if card not in showing(before, [article])
+    ]
+
+
+@pytest.mark.parametrize("name", ["blog index", "topic", "home"])
+def test_an_unpublished_article_leaves_the_listing_at_the_next_request(client, demo, fragments, name):
+    """The next article moves up into the page: its card is the only one rendered."""
+    path = listing_path(demo, name)
+    before = cards(get(client, path))
+    gone = next(
+        article
+        for article in demo.articles
+        if showing(before, [article]) and before.index(showing(before, [article])[0]) > 0
+    )
+    ArticlePage.objects.get(pk=gone.pk).unpublish()
+    fragments.clear()
+    after = cards(get(client, path))
+    assert not showing(after, [gone])
+    assert len(after) == len(before)
+    assert fragments.count("article-card") == 1
+    assert [card for card in after if card in before] == [
+        card for card in before if card not in showing(before, [gone])
+    ]
+
+
+@pytest.mark.parametrize("change", ["article title", "topic title", "author name", "image focal point"])
+def test_an_edit_re_renders_only_the_search_results_that_show_it(client, demo, fragments, settings, change):
+    """Search result cards are keyed by what they show, as grid cards are (the highlighted texts
+    besides): an edit re-renders only the results showing it."""
+    settings.SEARCH_RESULTS_CACHE_SECONDS = 0
+    path = "/search/?query=gpu"
+    before = cards(get(client, path))
+    shown = [article for article in demo.articles if showing(before, [article])]
+    article = ArticlePage.objects.get(pk=shown[0].pk)
+    if change == "article title":
+        article.title = f"{article.title} revised"
+        article.save_revision().publish()
+        affected = [article]
+    elif change == "topic title":
+        topic = article.topics.first()
+        topic.title = "Renamed topic"
+        topic.save_revision().publish()
+        affected = list(ArticlePage.objects.filter(topics=topic))
+    elif change == "author name":
+        author = article.authors.first()
+        author.name = "Renamed Author"
+        author.save()
+        affected = list(ArticlePage.objects.filter(authors=author))
+    else:
+        image = article.image
+        image.focal_point_x = image.focal_point_y = 10
+        image.focal_point_width = image.focal_point_height = 20
+        image.save()
+        affected = list(ArticlePage.objects.filter(image=image))
+    fragments.clear()
+    after = cards(get(client, path))
+    assert fragments.count("article-card") == len(showing(after, affected)) > 0
+    assert [card for card in after if card not in before] == showing(after, affected)

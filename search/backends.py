@@ -45,15 +45,22 @@ def indexed_texts(model, pks, column: str) -> dict:
     return {to_python(object_id): text or "" for object_id, text in rows}
 
 
+def by_pk(results) -> dict:
+    """``{pk: result}`` of ``results``: model instances, or ``values()`` rows that include "pk"
+    (the site search asks for card rows, ``blog.listings.card_rows``; Django's ``in_bulk`` takes
+    no ``values()`` queryset)."""
+    return {(result["pk"] if isinstance(result, dict) else result.pk): result for result in results}
+
+
 # The attribute ``with_indexed_text`` gives each result: the text indexed for it, or None.
 INDEXED_TEXT_ATTRIBUTE = "search_indexed_text"
 
 
 def with_indexed_text(queryset, column: str):
     """``queryset`` with each object's indexed text (``IndexEntry.<column>``) as
-    ``INDEXED_TEXT_ATTRIBUTE``, read in the same statement as the objects (a subquery per row,
-    on the index entries' unique (content type, object id) index): the search page's excerpts
-    then cost no query of their own."""
+    ``INDEXED_TEXT_ATTRIBUTE`` (a key of each row of a ``values()`` queryset), read in the same
+    statement as the objects (a subquery per row, on the index entries' unique (content type,
+    object id) index): the search page's excerpts then cost no query of their own."""
     from django.db.models import CharField, OuterRef, Subquery
     from django.db.models.functions import Cast
 

@@ -35,7 +35,7 @@ from wagtail.search.backends.database.postgres.postgres import (
 )
 from wagtail.search.query import PlainText
 
-from .backends import indexed_texts, with_indexed_text
+from .backends import by_pk, indexed_texts, with_indexed_text
 
 # Relevance for more matches than this is ranked in two steps (see ``_ordered_matches``): the
 # likeliest this many, five pages of twelve results, get Wagtail's full rank (each reads an
@@ -225,7 +225,7 @@ class OnePassPostgresSearchResults(PostgresSearchResults):
         if _two_step(compiler) and start < FULL_RANK_LIMIT:
             keys = _ranked_head(compiler, self.backend, summary) + keys[FULL_RANK_LIMIT:]
         page = keys[start:stop]
-        objects = with_indexed_text(compiler.queryset.order_by(), "body_text").in_bulk(page)
+        objects = by_pk(with_indexed_text(compiler.queryset.order_by(), "body_text").filter(pk__in=page))
         return [objects[pk] for pk in page if pk in objects]
 
     def _do_count(self):

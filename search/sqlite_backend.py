@@ -20,7 +20,7 @@ from wagtail.search.backends.database.sqlite.sqlite import (
 from wagtail.search.query import MatchAll, Not, Phrase, PlainText
 from wagtail.search.utils import get_descendants_content_types_pks
 
-from .backends import indexed_texts, with_indexed_text
+from .backends import by_pk, indexed_texts, with_indexed_text
 from .models import AutocompleteIndexEntry
 
 # bm25() column weights, in the FTS5 table's column order (autocomplete, body, title): a title
@@ -203,7 +203,7 @@ class TitleWeightedSQLiteSearchResults(SQLiteSearchResults):
         ids = compiler.ranked_ids(compiler.get_config(self.backend), self.start, self.stop)
         if ids is None:
             return super()._do_search()
-        objects = {obj.pk: obj for obj in compiler.queryset.filter(pk__in=ids)}
+        objects = by_pk(compiler.queryset.filter(pk__in=ids))
         return [objects[pk] for pk in ids if pk in objects]
 
     def _do_count(self):

@@ -26,7 +26,7 @@ from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
 from blog.fragments import article_card_row, render_cards
-from blog.listings import add_card_relations, paginate_listing
+from blog.listings import add_card_relations, card_rows, paginate_listing
 from blog.models import ArticlePage, TopicPage
 from home.caching import memo
 from home.public_pages import exclude_private, in_request_site, next_expiry
@@ -113,32 +113,31 @@ def _body_text(article) -> str:
     return " ".join(texts)
 
 
-def _excerpt_texts(articles) -> dict:
-    """``{pk: text}`` to cut each article's excerpt from: its body text and the topic and author
-    names (everything searched besides the title and the summary, which the card shows).
+def _excerpt_texts(rows) -> dict:
+    """``{pk: text}`` to cut each result's excerpt from (``rows``: card rows of the results, from
+    ``blog.listings.card_rows`` or ``blog.fragments.article_card_row``): its body text and the
+    topic and author names (everything searched besides the title and the summary, which the
+    card shows).
 
     Taken from the database search index when the backend offers it: the database backends
     give each result its indexed text (``INDEXED_TEXT_ATTRIBUTE``; otherwise one query for the
     page); decoding a StreamField runs every rich-text block through the HTML sanitiser, 5 ms or
-    more an article. Otherwise (Elasticsearch/OpenSearch) from the body blocks.
+    more an article. Otherwise (Elasticsearch/OpenSearch) from the body blocks of each row's
+    ``"article"``.
     """
     backend = get_search_backend()
-    if not articles or not hasattr(backend, "indexed_texts"):
-        return {article.pk: _body_text(article) for article in articles}
-    indexed = {
-        article.pk: getattr(article, INDEXED_TEXT_ATTRIBUTE) or ""
-        for article in articles
-        if hasattr(article, INDEXED_TEXT_ATTRIBUTE)
-    }
-    unannotated = [article.pk for article in articles if article.pk not in indexed]
+    if not rows or not hasattr(backend, "indexed_texts"):
+        return {row["pk"]: _body_text(row["article"]) for row in rows}
+    indexed = {row["pk"]: row[INDEXED_TEXT_ATTRIBUTE] or "" for row in rows if INDEXED_TEXT_ATTRIBUTE in row}
+    unannotated = [row["pk"] for row in rows if row["pk"] not in indexed]
     if unannotated:
         indexed.update(backend.indexed_texts(ArticlePage, unannotated))
     texts = {}
-    for article in articles:
-        text = " ".join(indexed.get(article.pk, "").split())
-        summary = " ".join(article.summary.split())
+    for row in rows:
+        text = " ".join(indexed.get(row["pk"], "").split())
+        summary = " ".join(row["summary"].split())
         # The index holds the summary first; the card shows it already.
-        texts[article.pk] = text[len(summary) :] if summary and text.startswith(summary) else text
+        texts[row["pk"]] = text[len(summary) :] if summary and text.startswith(summary) else text
     return texts
 
 
@@ -286,9 +285,13 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
     """Run the search and render its results (``search/results.html``): ``{"html": zlib-compressed
     UTF-8, "found": articles and topic pages found, "page": the page number}``. Raises Http404
     for a ``page`` that is not a page of results."""
-    # The card image comes with each result (the matching itself reads keys only); bodies are not
-    # read (the excerpt comes from the index).
-    articles = searchable_articles(request).defer_streamfields().select_related("image")
+    # On the database backends each result is a card row (blog.listings.card_rows: no model
+    # instance) carrying the text indexed for it, for the excerpt. Other backends
+    # (Elasticsearch/OpenSearch) return instances: the card image comes with each, bodies are read
+    # only for excerpts.
+    rows_from_index = hasattr(get_search_backend(), "indexed_texts")
+    articles = searchable_articles(request)
+    articles = card_rows(articles) if rows_from_index else articles.defer_streamfields().select_related("image")
     if sort == SORT_NEWEST:
         matches = articles.order_by(F("date_published").desc(nulls_last=True), "-id").search(
             query, order_by_relevance=False
@@ -308,24 +311,21 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
     results = paginate_listing(request, matches)
     total = results.paginator.count
     terms = query_terms(query)
-    # The cards' keys from the results and their topics and authors (one values query each, no
-    # model instances); only the cards missing from the fragment cache are rendered, with their
-    # relations and renditions fetched then (blog.fragments.render_cards).
-    articles_on_page = list(results.object_list) if total else []
-    excerpt_texts = _excerpt_texts(articles_on_page)
+    # The cards' keys from the result rows and their topics and authors (one query); only the
+    # cards missing from the fragment cache are loaded and rendered (blog.fragments.render_cards).
+    page = list(results.object_list) if total else []
+    rows = add_card_relations(page if rows_from_index else [article_card_row(article, False) for article in page])
+    excerpt_texts = _excerpt_texts(rows)
     hits = [
         {
-            "title": highlight(article.title, terms),
-            "summary": highlight(article.summary, terms),
-            "excerpt": excerpt(excerpt_texts[article.pk], terms),
+            "title": highlight(row["title"], terms),
+            "summary": highlight(row["summary"], terms),
+            "excerpt": excerpt(excerpt_texts[row["pk"]], terms),
         }
-        for article in articles_on_page
+        for row in rows
     ]
     cards = render_cards(
-        request,
-        add_card_relations([article_card_row(article, relations=False) for article in articles_on_page]),
-        heading_level=2,
-        texts=[(hit["title"], hit["summary"], hit["excerpt"]) for hit in hits],
+        request, rows, heading_level=2, texts=[(hit["title"], hit["summary"], hit["excerpt"]) for hit in hits]
     )
     for hit, html in zip(hits, cards, strict=True):
         hit["html"] = html

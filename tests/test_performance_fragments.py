@@ -238,6 +238,21 @@ def test_previews_never_read_or_write_fragments(admin_client, demo, fragments):
     assert fragments.read == [] and fragments.stored == []
 
 
+def test_a_listing_preview_never_reads_or_writes_cards(admin_client, demo, fragments):
+    """The admin preview of the blog index renders every card afresh (blog.fragments.render_cards
+    skips the cache when ``request.is_preview``), even with the live cards cached."""
+    get(admin_client, "/blog/")  # live cards exist
+    fragments.clear()
+    blog = demo.blog.get_latest_revision_as_object()
+    blog.listing_heading = "Only in the draft"
+    blog.save_revision()
+    response = admin_client.get(reverse("wagtailadmin_pages:view_draft", args=[demo.blog.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Only in the draft" in html and len(cards(html)) > 0
+    assert fragments.read == [] and fragments.read_many == [] and fragments.stored == []
+
+
 def test_reviewer_links_never_read_or_write_fragments(client, demo, fragments, editor):
     from blog.models import ReviewerLink
     from blog.reviewer_links import make_token

@@ -209,9 +209,9 @@ def render_cards(
 
 
 def _render_missing(request, name, all_rows, indexes, heading_level, first_eager, texts) -> list[str | None]:
-    rows = [all_rows[index] for index in indexes]
     from .models import ArticlePage
 
+    rows = [all_rows[index] for index in indexes]
     to_load = [row["pk"] for row in rows if "article" not in row]
     loaded = ArticlePage.objects.defer_streamfields().select_related("image").in_bulk(to_load) if to_load else {}
     articles = [row["article"] if "article" in row else loaded.get(row["pk"]) for row in rows]
@@ -222,7 +222,9 @@ def _render_missing(request, name, all_rows, indexes, heading_level, first_eager
         if article is None:  # deleted since its row was read: no card (and nothing stored)
             html.append(None)
             continue
-        context = {"article": article}
+        # The request in the context (for {% pageurl %}), not as render()'s argument: the cards
+        # use no context processor, and running them for each card cost more than the card.
+        context = {"article": article, "request": request}
         if name == "article-card":
             title, summary, excerpt = texts[index] if texts else ("", "", "")
             context |= {
@@ -232,7 +234,7 @@ def _render_missing(request, name, all_rows, indexes, heading_level, first_eager
                 "card_summary": summary,
                 "card_excerpt": excerpt,
             }
-        html.append(template.render(context, request))
+        html.append(template.render(context))
     return html
 
 

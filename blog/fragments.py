@@ -1,29 +1,30 @@
-"""What an article's cached fragments are keyed by: everything each one shows.
+"""What an article's cached fragments are keyed by (everything each one shows), and the one
+place cards are rendered.
 
-The templates cache an article's card (``components/article_card.html``,
-``components/featured_article.html``) and its body (``pages/article_page.html``) with Wagtail's
-``{% wagtailcache %}`` tag (Wagtail's "Template fragment caching" docs), which renders without
-the cache in previews and reviewer links (both set ``request.is_preview``). The tag's ``vary_on``
-values are these keys, so a change to anything a fragment shows makes a new key and the old
-fragment is never read again (it expires from the cache); nothing is deleted on publish.
+Cards (``components/article_card.html``, ``components/featured_article.html``) are rendered by
+``render_cards`` and an article's body (``pages/article_page.html``) by Wagtail's
+``{% wagtailcache %}`` tag (Wagtail's "Template fragment caching" docs); neither reads nor writes
+the cache in previews and reviewer links (both set ``request.is_preview``). A change to anything
+a fragment shows makes a new key and the old fragment is never read again (it expires from the
+cache); nothing is deleted on publish.
 
-- A card: the article (id, live revision, the fields the card prints, its alt text, which may be
-  the image's description), its image (id, file hash, focal point), its topics' titles and its
-  authors' names, as prefetched for the card (``blog.listings.prefetch_cards``), so the key
-  costs no query and no cache round trip.
+- A card: the article (id, live revision, URL path, the fields the card prints, its alt text and
+  the image description it may come from), its image (id, file hash, focal point), its topics'
+  titles and tree paths and its live authors' names. Listings and search take these from a
+  ``values()`` row (``blog.listings.card_rows``, ``add_card_relations``: no model instance), other
+  callers from an ArticlePage with its card relations prefetched (``article_card_row``); both
+  give the same key. ``render_cards`` computes each key once, reads every card of a grid in one
+  round trip (``get_many``), loads and renders only the missing ones (``prefetch_cards``) and
+  stores them in one ``set_many``, under ``make_template_fragment_key`` keys.
 - A body: the article's live revision and version token, and the version tokens of the pages
   and images its blocks refer to (``home.caching.fragments``; one cache round trip), because
   rich-text links print their target's URL (or plain text once it is unpublished) and figures
   their image's renditions.
-- A listing reads its cards' fragments in one round trip (``get_many`` in
-  ``prefetch_grid_renditions``) and keeps what it found on the request, so each cached card is
-  printed from there (``prefetched_fragment``) instead of being read again, one round trip per
-  card, by its ``{% wagtailcache %}`` tag; a card not found renders through the tag as before.
 - An article's body outline (word count for the reading time and the JSON-LD, table of
   contents, whether it has its own call to action: ``ArticlePage.body_outline``), printed outside
   the body's fragment: keyed by the article's live revision (a revision's body never changes) and
   the code that computes it (``OUTLINE_VERSION``), so a cached page does not walk its body.
-- Both: the Wagtail site's root URL (links are relative on their own site, absolute on another),
+- All: the Wagtail site's root URL (links are relative on their own site, absolute on another),
   ``CODE_VERSION`` (a digest of the templates and modules that render them, read once per
   process, and ``FRAGMENT_VERSION``) and, for bodies, the Pygments version (code highlighting).
 """
@@ -55,6 +56,7 @@ _RENDERING_FILES = (
     "blog/mathml.py",
     "blog/fragments.py",
     "blog/templatetags/blog_tags.py",
+    "blog/listings.py",
 )
 
 

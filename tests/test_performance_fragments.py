@@ -27,7 +27,8 @@ FRAGMENT_PREFIX = "template.cache."  # Django's make_template_fragment_key
 
 class FragmentLog:
     """Which template fragments were read and stored in the default cache (the one
-    ``{% wagtailcache %}`` uses), by fragment name ("article-card", "article-body"...)."""
+    ``{% wagtailcache %}`` and ``blog.fragments.render_cards`` use), by fragment name
+    ("article-card", "article-body"...); ``set_many`` is Django's default, one ``set`` per key."""
 
     def __init__(self, monkeypatch):
         backend = caches["default"]
@@ -274,8 +275,8 @@ def test_reviewer_links_never_read_or_write_fragments(client, demo, fragments, e
 
 @pytest.mark.parametrize("path", ["/", "/blog/", "/blog/gpu-costs/", "article", "author"])
 def test_the_grid_fetches_renditions_only_for_cards_not_cached(client, demo, path, django_assert_num_queries):
-    """The keys the grid looks up (``blog.fragments.card_fragment_cache_key``) are those the card
-    template stores: with every card cached, a listing runs no renditions query."""
+    """The keys the grid looks up are those ``blog.fragments.render_cards`` stores: with every
+    card cached, a listing runs no renditions query."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -301,9 +302,9 @@ def test_the_grid_fetches_renditions_only_for_cards_not_cached(client, demo, pat
 
 @pytest.mark.parametrize("path", ["/", "/blog/", "/blog/gpu-costs/", "article", "author"])
 def test_a_listing_reads_its_cached_cards_in_one_round_trip(client, demo, fragments, path):
-    """With every card cached, a listing's cards (and the featured card) come from the one
-    ``get_many`` that also decides which renditions to fetch, not from one ``get`` per card by
-    each ``{% wagtailcache %}`` tag; the page is the same as when the cards were rendered."""
+    """With every card cached, a listing's cards (and the featured card) come from one
+    ``get_many`` (``blog.fragments.render_cards``), not from one ``get`` per card; the page is the
+    same as when the cards were rendered."""
     if path == "article":
         path = demo.articles[0].url
     elif path == "author":
@@ -326,7 +327,7 @@ def test_a_listing_reads_its_cached_cards_in_one_round_trip(client, demo, fragme
 
 def test_a_card_missing_from_the_cache_is_rendered_and_stored_beside_prefetched_ones(client, demo, fragments):
     """One card evicted: the other cards come from the listing's ``get_many``, the evicted one is
-    rendered by its ``{% wagtailcache %}`` tag and stored again; the page does not change."""
+    rendered and stored again (``blog.fragments.render_cards``); the page does not change."""
     fragments.clear()
     first = get(client, "/blog/")
     caches["default"].delete(next(key for key in fragments.stored_keys if ".article-card." in key))

@@ -198,7 +198,9 @@ def render_cards(
             vary_on += [loading, heading_level, *(texts[index] if texts else ("", "", ""))]
         keys.append(make_template_fragment_key(name, vary_on))
     cached = request is not None and not getattr(request, "is_preview", False)
-    found = _fragment_cache().get_many(keys) if cached else {}
+    # A copy: django-redis answers a failed get_many (Redis down) with one shared dict, which
+    # adding the rendered cards to would hand them to every later failed read (renditions too).
+    found = dict(_fragment_cache().get_many(keys)) if cached else {}
     missing = [index for index, key in enumerate(keys) if key not in found]
     if missing:
         rendered = _render_missing(request, name, rows, missing, heading_level, first_eager, texts)

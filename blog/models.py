@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.contenttypes.fields import GenericRelation
 from django.core.validators import MaxLengthValidator
 from django.db import models
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, Max, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -361,21 +361,21 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
         """The blog index, then one entry per live author with live articles (lastmod: their latest publish)."""
         urls = super().get_sitemap_urls(request)
         base = self.get_full_url(request)
-        latest: dict[str, object] = {}
-        rows = (
-            ArticlePage.objects.for_listing()
+        # One row per author, grouped in the database: the articles' rows never reach Python (a
+        # row per article and author was 100 ms at 10,000 articles). An author waiting for their
+        # first approval has no page yet.
+        latest = (
+            ArticlePage.objects.listed()
             .child_of(self)
-            .prefetch_related(None)
-            .values_list("authors__slug", "authors__live", "last_published_at")
+            .filter(authors__live=True, last_published_at__isnull=False)
+            .order_by()
+            .values("authors__slug")
+            .annotate(lastmod=Max("last_published_at"))
+            .order_by("authors__slug")
+            .values_list("authors__slug", "lastmod")
         )
-        for slug, author_live, published in rows:
-            # An author waiting for their first approval has no page yet.
-            if slug and author_live and published and (slug not in latest or published > latest[slug]):
-                latest[slug] = published
-        for slug in sorted(latest):
-            urls.append(
-                {"location": base + self.reverse_subpage("author", kwargs={"slug": slug}), "lastmod": latest[slug]}
-            )
+        for slug, lastmod in latest:
+            urls.append({"location": base + self.reverse_subpage("author", kwargs={"slug": slug}), "lastmod": lastmod})
         return urls
 
     def get_author_url(self, author, request=None) -> str:

@@ -51,6 +51,25 @@ def test_sitemap_lists_every_live_page_with_lastmod(client, demo):
     assert len(entries) == 1 + 1 + TopicPage.objects.count() + ArticlePage.objects.live().count() + len(authors)
 
 
+def test_an_author_pages_lastmod_is_their_latest_listed_articles_publish(client, demo):
+    from datetime import timedelta
+
+    from blog.models import Author
+
+    author = Author.objects.get(slug="cedana-editorial")
+    articles = list(ArticlePage.objects.live().filter(authors=author).order_by("pk"))
+    assert len(articles) > 2
+    # Spread the publish times so the latest is a known article, and hide the newest of them:
+    # an expired article no longer counts (the sitemap lists what readers can reach).
+    base = articles[0].last_published_at
+    for offset, article in enumerate(articles):
+        ArticlePage.objects.filter(pk=article.pk).update(last_published_at=base + timedelta(days=offset))
+    ArticlePage.objects.filter(pk=articles[-1].pk).update(expire_at=base)
+    entries = sitemap_entries(client)
+    expected = (base + timedelta(days=len(articles) - 2)).date().isoformat()
+    assert entries["http://localhost/blog/authors/cedana-editorial/"].startswith(expected)
+
+
 def test_sitemap_leaves_out_drafts_private_future_and_expired_pages(client, hidden_articles):
     hidden, visible = hidden_articles.hidden, hidden_articles.visible
     entries = sitemap_entries(client)

@@ -130,3 +130,36 @@ def test_our_multiple_choice_range_check_is_installed():
             field.clean([value])
     group = Group.objects.create(name="kept")
     assert list(field.clean([str(group.pk)])) == [group]
+
+
+def _picture_node(library: str):
+    from django.template import engines
+
+    template = engines["django"].from_string(
+        "{% load " + library + " %}{% picture image fill-{80x45,160x90} format-{webp,png} %}"
+    )
+    return next(node for node in template.template.nodelist if "PictureNode" in type(node).__name__)
+
+
+def test_wagtail_picture_tag_still_parses_its_filters_on_every_render():
+    """Wagtail's ``{% picture %}`` node makes new ``Filter`` objects each time it asks for them
+    (each render); once it reuses them, drop ``FiltersParsedOnce`` from home/upstream/wagtail.py."""
+    node = _picture_node("wagtailimages_tags")
+    first, second = node.get_filters(), node.get_filters()
+    assert len(first) == 4
+    assert all(a is not b for a, b in zip(first, second, strict=True))
+
+
+def test_our_picture_tag_parses_its_filters_once():
+    node = _picture_node("image_tags")
+    first = node.get_filters()
+    operations = [f.operations for f in first]
+    second = node.get_filters()
+    assert [f.spec for f in first] == [
+        "fill-80x45|format-webp",
+        "fill-80x45|format-png",
+        "fill-160x90|format-webp",
+        "fill-160x90|format-png",
+    ]
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    assert all(f.operations is ops for f, ops in zip(second, operations, strict=True))

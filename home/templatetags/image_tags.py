@@ -19,13 +19,15 @@ from django.utils.safestring import SafeString, mark_safe
 from wagtail.images.templatetags import wagtailimages_tags
 
 from home.image_renditions import queue_renditions
+from home.upstream.wagtail import FiltersParsedOnce
 
 register = template.Library()
 
 
-class PictureNode(wagtailimages_tags.PictureNode):
+class PictureNode(FiltersParsedOnce, wagtailimages_tags.PictureNode):
     """Wagtail's ``PictureNode``, rendering an animated or not-yet-rendered very large image as
-    its original (see the module docstring)."""
+    its original (see the module docstring), with its filters parsed once per node
+    (``home.upstream.wagtail.FiltersParsedOnce``)."""
 
     def render(self, context):
         image = self.validate_image(context)

@@ -1,6 +1,7 @@
-"""Wagtail: hand-made admin posts that Wagtail answers with a 500 are a 400 or a form error.
+"""Wagtail: hand-made admin posts that Wagtail answers with a 500 are a 400 or a form error, and
+responsive image tags that parse their filter specs again on every render.
 
-Three defects, each in docs/upstream.md under its heading, each with a test in
+Four defects, each in docs/upstream.md under its heading, each with a test in
 tests/test_home_upstream.py that fails once Wagtail fixes it:
 
 1. "Wagtail: malformed StreamField form data" (below).
@@ -12,6 +13,8 @@ tests/test_home_upstream.py that fails once Wagtail fixes it:
    ``workflow-action-extra-data`` to ``json.loads`` and then as keyword arguments to the task:
    invalid JSON (a raw control character), or JSON that is not an object of strings, is a 500,
    after the page edit was already saved. Here it is a 400 before anything is saved.
+4. "Wagtail: picture and srcset_image parse their filters on every render": see
+   ``FiltersParsedOnce`` (not installed globally: our ``{% picture %}`` node uses it).
 
 1. Malformed StreamField form data.
 
@@ -126,3 +129,26 @@ def install():
     BaseChooser.get_instance = chooser_get_instance
     EditView.perform_workflow_action = perform_page_workflow_action
     CreateEditViewOptionalFeaturesMixin.workflow_action_action = snippet_workflow_action
+
+
+class FiltersParsedOnce:
+    """Mixin for a subclass of Wagtail's ``SrcsetImageNode`` (``{% srcset_image %}``,
+    ``{% picture %}``): the node's ``Filter`` objects are made on its first render and reused.
+
+    Wagtail's ``SrcsetImageNode.get_filters`` builds new ``Filter`` objects on every render, so
+    each render parses every spec again (``Filter.operations``: one ``ImageOperation`` per
+    operation, each checking its arguments with ``inspect.getcallargs``). A card with
+    ``fill-{480x270,800x450,1200x675} format-{avif,webp,png}`` parses 9 specs, 18 operations; on
+    a listing whose card fragments are not cached yet this was about 8% of the request's CPU
+    (docs/performance.md). A node's specs are fixed when the template is compiled, and a
+    ``Filter`` keeps no state between renders (its operations only read their arguments), so
+    the parsed filters can be shared by every render of the node. Delete once Wagtail's
+    ``get_filters`` stops building new filters per render (tests/test_home_upstream.py).
+    """
+
+    def get_filters(self, *args, **kwargs):
+        key = (args, tuple(sorted(kwargs.items())))
+        parsed = self.__dict__.setdefault("parsed_filters", {})
+        if key not in parsed:
+            parsed[key] = super().get_filters(*args, **kwargs)
+        return parsed[key]

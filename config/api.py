@@ -11,7 +11,7 @@ and a non-integer ``/find/?id=``. Only the parameters are checked: a database er
 the query stays a 500, so an outage is never reported as the client's fault.
 """
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import connection
 from django.utils import timezone
 
@@ -90,7 +90,14 @@ class CheckedParametersMixin:
             low, high = connection.ops.integer_field_range(queryset.model._meta.pk.get_internal_type())
             if not low <= object_id <= high:
                 queryset = queryset.none()  # no row can have it; the database would refuse the number
-        return super().find_object(queryset, request)
+        try:
+            return super().find_object(queryset, request)
+        except ObjectDoesNotExist:
+            # With ``?type=``, the queryset is of that page type, whose DoesNotExist is not
+            # Page.DoesNotExist (an abstract base, home.models.BasePage, sits between them), so
+            # Wagtail's find view, which catches only the endpoint model's, answered 500. None
+            # is Wagtail's own "not found": a 404.
+            return None
 
 
 class LivePagesAPIViewSet(CheckedParametersMixin, PagesAPIViewSet):

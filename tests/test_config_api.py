@@ -157,8 +157,21 @@ def test_bad_parameters_on_a_detail_view_are_a_400(client, demo):
 
 
 @pytest.mark.parametrize("value", ["99999999999999999999", "-99999999999999999999", "0", "-1", "999999"])
-def test_find_with_an_id_nothing_has_is_a_404(client, demo, value):
-    assert client.get(f"/api/v2/pages/find/?id={value}").status_code == 404
+@pytest.mark.parametrize(
+    "page_type", [None, "blog.ArticlePage", "blog.TopicPage", "blog.BlogIndexPage", "home.HomePage"]
+)
+def test_find_with_an_id_nothing_has_is_a_404(client, demo, value, page_type):
+    query = {"id": value} | ({"type": page_type} if page_type else {})
+    assert client.get("/api/v2/pages/find/", query).status_code == 404
+
+
+@pytest.mark.parametrize("page_type", ["blog.ArticlePage", "blog.TopicPage", "blog.BlogIndexPage", "home.HomePage"])
+def test_find_with_another_types_id_is_a_404(client, demo, page_type):
+    """An id that exists, but as a page of another type than ``?type=`` asks for."""
+    other = demo.home if page_type != "home.HomePage" else demo.articles[0]
+    for query in ({"id": other.pk}, {"id": other.pk, "html_path": "/no-such-page/"}):
+        response = client.get("/api/v2/pages/find/", query | {"type": page_type})
+        assert response.status_code == 404, (query, page_type)
 
 
 @pytest.mark.parametrize("query", ['"', '">', "%00", 'a"b', '"><script>', "gpu%00", "NEAR(", "*"])

@@ -170,6 +170,35 @@ class HomePage(BasePage):
     # The blog index and the latest articles come from blog's template tags
     # (``home_blog_index``, ``latest_articles``): home imports nothing from blog.
 
+    def route(self, request, path_components):
+        """Wagtail's ``Page.route`` from this site root, with the page it ends at remembered for the
+        cache generation (``home.caching.memo``) when that page's own URL is the whole path.
+
+        Wagtail routes a path one segment at a time, two queries each (the child by slug, its
+        specific row). Which page a path names changes only with the page tree (a publish,
+        unpublish, move, slug change or delete), and each of those starts a new generation, so
+        the page found once is found again by its primary key: one query, then that page's own
+        ``route`` with no segments left (its live check; a routable page's own index route). A
+        path that ends inside a page's own routes (feeds, author pages) or matches nothing (404)
+        is routed by Wagtail every time and remembers nothing. Bodies are loaded when first used
+        (``defer_streamfields``): a page whose body fragment is cached never reads it.
+        """
+        if not path_components:  # this page itself: no query to save
+            return super().route(request, path_components)
+        key = (self.pk, tuple(path_components))
+        found = memo.recall(key, group="routes")
+        if found is not memo.MISSING:
+            model, pk = found
+            try:
+                return model.objects.defer_streamfields().get(pk=pk).route(request, [])
+            except model.DoesNotExist:  # deleted since this request began: Wagtail's own answer
+                pass
+        result = super().route(request, path_components)
+        page = result[0]
+        if page.url_path == self.url_path + "".join(f"{component}/" for component in path_components):
+            memo.remember(key, (type(page), page.pk), group="routes")
+        return result
+
 
 @register_setting(icon="site")
 class SiteChromeSettings(BaseSiteSetting):

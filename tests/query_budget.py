@@ -32,8 +32,10 @@ EXPECTED_QUERIES = {
     "blog index, page 1": 6,
     "blog index, last page": 6,
     "topic page": 7,  # routing (3), page of cards, featured article, topics, authors
-    # routing (3), the hero image, its topics, authors (with photos), hero and social renditions
-    "article": 7,
+    # routing (3). The article's own fragments (SEO head; header to author cards) are keyed by
+    # version tokens (blog/fragments.py): its topics, authors and renditions are read only when
+    # one is missing (+4; +1 more, the body, when the body's fragment or the outline is missing)
+    "article": 3,
     # search/views.py: the site, then the one full-text pass (PostgreSQL: a planner setting, one
     # statement for count, facets and first keys, the setting reset; SQLite: count, facets,
     # ranked keys), relevance of the first keys (PostgreSQL), the page of results with images

@@ -71,10 +71,17 @@ _RENDERING_FILES = (
 CODE_VERSION = fragments.files_digest(_RENDERING_FILES, seed=FRAGMENT_VERSION)
 # The outline is computed by ArticlePage.body_outline (blog/models.py, which CODE_VERSION leaves out).
 OUTLINE_VERSION = fragments.files_digest(["blog/models.py"], seed=CODE_VERSION)
-# What renders an article page's own fragments besides the components: its template and the SEO
-# head's tags and helpers (``ArticlePage.get_cache_key_components``).
+# What renders an article page's own fragments besides the components: its template, the base
+# template's SEO block, and the SEO head's tags and helpers (``ArticlePage.get_cache_key_components``).
 PAGE_CODE_VERSION = fragments.files_digest(
-    ["templates/pages/article_page.html", "home/templatetags/seo_tags.py", "home/seo.py"], seed=OUTLINE_VERSION
+    [
+        "templates/pages/article_page.html",
+        "templates/base.html",
+        "home/templatetags/seo_tags.py",
+        "home/seo.py",
+        "home/models.py",
+    ],
+    seed=OUTLINE_VERSION,
 )
 
 

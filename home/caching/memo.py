@@ -31,9 +31,10 @@ import threading
 # Keys are per site, listing, author or parent page, so a site has a few dozen; the bound keeps
 # a flood of odd requests (unknown hosts, many authors' pages) from growing the memo unchecked.
 MAX_ENTRIES = 1000
-# Groups of keys that grow with the archive (one per page URL: ``home.models.HomePage.route``)
-# have a bound of their own, so they never crowd out the small lookups above.
-GROUP_MAX_ENTRIES = {"routes": 20_000}
+# Groups of keys that grow with the archive (one per page URL: ``home.models.HomePage.route``,
+# each holding a page's row, about 1 KB) have a bound of their own, so they never crowd out the
+# small lookups above; past it, pages are routed by Wagtail alone.
+GROUP_MAX_ENTRIES = {"routes": 10_000}
 
 _generation = contextvars.ContextVar("memo_generation", default=None)
 _lock = threading.Lock()

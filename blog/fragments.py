@@ -17,30 +17,43 @@ cache); nothing is deleted on publish.
   round trip (``get_many``), loads and renders only the missing ones (``prefetch_cards``) and
   stores them in one ``set_many``, under ``make_template_fragment_key`` keys.
 - A body: the article's live revision and version token, and the version tokens of the pages
-  and images its blocks refer to (``home.caching.fragments``; one cache round trip), because
-  rich-text links print their target's URL (or plain text once it is unpublished) and figures
-  their image's renditions.
-- An article's body outline (word count for the reading time and the JSON-LD, table of
-  contents, whether it has its own call to action: ``ArticlePage.body_outline``), printed outside
-  the body's fragment: keyed by the article's live revision (a revision's body never changes) and
-  the code that computes it (``OUTLINE_VERSION``), so a cached page does not walk its body.
+  and images its blocks refer to (``home.caching.fragments``), because rich-text links print
+  their target's URL (or plain text once it is unpublished) and figures their image's renditions.
+- An article page's own fragments (``pages/article_page.html``: the SEO head, and the article
+  from its header to its author cards, the body's fragment nested inside): Wagtail's
+  ``{% wagtailpagecache %}``, keyed by ``ArticlePage.get_cache_key_components``: the article's
+  row and live revision, ``PAGE_CODE_VERSION``, and the version tokens of everything they show:
+  the article, its image and social image, its topics, its authors (whose tokens change with
+  their photos too), its ancestors (breadcrumbs), what its body refers to, the URL token and the
+  sites token (site name, site settings). All the tokens an article's key and its body's key
+  need are read in one round trip (``article_state``).
+- An article's outline (``article_state``): its body outline (word count for the reading time
+  and the JSON-LD, table of contents, whether it has its own call to action:
+  ``ArticlePage.body_outline``), the token keys of what its body refers to, and the ids of its
+  topics and authors (a ParentalManyToMany relation is written when a revision is published), so
+  a request whose fragments are cached neither walks the body nor queries the relations. Cached
+  by the article's live revision (a revision's body never changes) and the code that computes it
+  (``OUTLINE_VERSION``), and checked against the article's own version token, which any save of
+  its row replaces (a change made without a new revision computes it again).
 - All: the Wagtail site's root URL (links are relative on their own site, absolute on another),
   ``CODE_VERSION`` (a digest of the templates and modules that render them, read once per
   process, and ``FRAGMENT_VERSION``) and, for bodies, the Pygments version (code highlighting).
 """
 
 import hashlib
+from dataclasses import dataclass
 
 from django.core.cache import caches
 from django.core.cache.utils import make_template_fragment_key
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
-from wagtail.models import Site
+from wagtail.images import get_image_model
+from wagtail.models import Page, Site
 
 import pygments
 
-from home.caching import fragments
+from home.caching import fragments, memo
 
 from .listings import CARD_FIELDS, prefetch_cards
 
@@ -63,6 +76,18 @@ _RENDERING_FILES = (
 CODE_VERSION = fragments.files_digest(_RENDERING_FILES, seed=FRAGMENT_VERSION)
 # The outline is computed by ArticlePage.body_outline (blog/models.py, which CODE_VERSION leaves out).
 OUTLINE_VERSION = fragments.files_digest(["blog/models.py"], seed=CODE_VERSION)
+# What renders an article page's own fragments besides the components: its template, the base
+# template's SEO block, and the SEO head's tags and helpers (``ArticlePage.get_cache_key_components``).
+PAGE_CODE_VERSION = fragments.files_digest(
+    [
+        "templates/pages/article_page.html",
+        "templates/base.html",
+        "home/templatetags/seo_tags.py",
+        "home/seo.py",
+        "home/models.py",
+    ],
+    seed=OUTLINE_VERSION,
+)
 
 
 def _digest(*parts) -> str:
@@ -128,16 +153,29 @@ def card_key(card, request=None) -> str:
     return _card_key(row, _site_root(request))
 
 
+def _reference_keys(article) -> list[str]:
+    """The version token keys of the pages and images ``article``'s body refers to (walks the body)."""
+    body = article.body
+    references = {(model, str(pk)) for model, pk, *_ in body.stream_block.extract_references(body)}
+    return sorted({fragments.object_key(model, pk) for model, pk in references})
+
+
+def _body_keys(article, reference_keys) -> list[str]:
+    return [fragments.URLS_KEY, fragments.object_key(type(article), article.pk), *reference_keys]
+
+
 def body_key(article, request=None) -> str:
     """The fragment key (a hex digest) of ``article``'s rendered body as served to ``request``.
-    One cache round trip for the version tokens of the article and of what its body refers to."""
-    body = article.body
-    references = sorted({(model, str(pk)) for model, pk, *_ in body.stream_block.extract_references(body)}, key=str)
-    keys = [
-        fragments.URLS_KEY,
-        fragments.object_key(type(article), article.pk),
-        *(fragments.object_key(model, pk) for model, pk in references),
-    ]
+    With ``article.fragment_state`` (``article_state``, set by ``ArticlePage.get_context``) no
+    cache round trip; otherwise one, for the version tokens of the article and of what its body
+    refers to (walking the body to find them)."""
+    state = getattr(article, "fragment_state", None)
+    if state is not None:
+        keys = _body_keys(article, state.outline["reference_keys"])
+        tokens = [state.tokens[key] for key in keys]
+    else:
+        keys = _body_keys(article, _reference_keys(article))
+        tokens = fragments.versions(keys)
     return _digest(
         CODE_VERSION,
         pygments.__version__,
@@ -145,7 +183,7 @@ def body_key(article, request=None) -> str:
         article.pk,
         article.live_revision_id,
         keys,
-        fragments.versions(keys),
+        tokens,
     )
 
 
@@ -247,16 +285,80 @@ def _fragment_cache():
     return caches["template_fragments" if "template_fragments" in caches else "default"]
 
 
-def body_outline(article) -> dict:
-    """``article.body_outline`` (an ArticlePage as published: not a preview's draft) from the
-    cache, keyed by its live revision; computed from the body and stored on a miss. One cache
-    round trip once stored."""
-    if article.live_revision_id is None:
-        return article.body_outline
-    key = "fragments:article-outline:" + _digest(OUTLINE_VERSION, article.pk, article.live_revision_id)
+@dataclass(frozen=True)
+class ArticleState:
+    """What an article's cached fragments are keyed by (``article_state``).
+
+    ``outline``: ``ArticlePage.body_outline``'s keys plus ``reference_keys`` (token keys of what
+    the body refers to), ``topic_ids`` and ``author_ids`` (every topic and author the article is
+    linked to, shown or not) and ``page_version`` (the article's token it was computed under).
+    ``tokens``: ``{token key: token}`` for the article, its images, topics, authors, ancestors,
+    body references, the URL token and the sites token."""
+
+    outline: dict
+    tokens: dict
+
+
+def _ancestor_ids(article) -> list:
+    """The primary keys of ``article``'s ancestors (breadcrumbs show their titles): one query per
+    parent, remembered for the cache generation (``home.caching.memo``; a move starts a new one)."""
+    parent_path = article.path[: -article.steplen]
+    paths = [parent_path[:end] for end in range(article.steplen, len(parent_path) + 1, article.steplen)]
+    return memo.memoized(
+        ("ancestor-ids", parent_path),
+        lambda: sorted(Page.objects.filter(path__in=paths).values_list("pk", flat=True)),
+    )
+
+
+def _state_keys(article, outline) -> list[str]:
+    image_ids = {pk for pk in (article.image_id, getattr(article, "social_image_id", None)) if pk is not None}
+    return [
+        *_body_keys(article, outline["reference_keys"]),
+        fragments.SITES_KEY,
+        *(fragments.object_key(get_image_model(), pk) for pk in sorted(image_ids)),
+        *(fragments.object_key(Page, pk) for pk in [*outline["topic_ids"], *_ancestor_ids(article)]),
+        *(fragments.object_key(type(article).authors.field.related_model, pk) for pk in outline["author_ids"]),
+    ]
+
+
+def _compute_outline(article, page_version: str) -> dict:
+    """The outline of ``article`` as stored in the database (three queries and a walk over the body)."""
+    relations = type(article)
+    return {
+        **article.body_outline,
+        "reference_keys": _reference_keys(article),
+        "topic_ids": sorted(
+            relations.topics.through.objects.filter(articlepage_id=article.pk).values_list("topicpage_id", flat=True)
+        ),
+        "author_ids": sorted(
+            relations.authors.through.objects.filter(articlepage_id=article.pk).values_list("author_id", flat=True)
+        ),
+        "page_version": page_version,
+    }
+
+
+def outline_cache_key(article) -> str:
+    """The cache key of ``article``'s outline: its primary key and live revision, and the code."""
+    return "fragments:article-outline:" + _digest(OUTLINE_VERSION, article.pk, article.live_revision_id)
+
+
+def article_state(article) -> ArticleState:
+    """The outline and version tokens of ``article`` (an ArticlePage as published and served to
+    readers: never a preview's draft). Two cache round trips (the outline, then every token in one
+    ``get_many``); on a miss, or when the article's row changed since the outline was stored,
+    the outline is computed afresh (``_compute_outline``) and stored."""
+    key = outline_cache_key(article)
+    page_key = fragments.object_key(type(article), article.pk)
     cache = _fragment_cache()
     outline = cache.get(key)
-    if outline is None:
-        outline = article.body_outline
-        cache.set(key, outline, fragments.FRAGMENT_SECONDS)
-    return outline
+    if outline is not None:
+        keys = _state_keys(article, outline)
+        tokens = dict(zip(keys, fragments.versions(keys), strict=True))
+        if tokens[page_key] == outline["page_version"]:
+            return ArticleState(outline, tokens)
+    # The article's token before its rows are read: a change saved meanwhile replaces it, so an
+    # outline stored under the old token is computed again on the next request.
+    outline = _compute_outline(article, page_version=fragments.versions([page_key])[0])
+    cache.set(key, outline, fragments.FRAGMENT_SECONDS)
+    keys = _state_keys(article, outline)
+    return ArticleState(outline, dict(zip(keys, fragments.versions(keys), strict=True)))

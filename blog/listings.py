@@ -72,8 +72,8 @@ def prefetch_cards(articles, author_photos: bool = False, renditions_for=None):
     search results) so the relations are fetched once for all of them. ``author_photos``: also the
     authors' photos, their renditions fetched in the same query as the cards' (the article page).
     ``renditions_for``: the articles whose image renditions to fetch (default: all of them); cards
-    shown through ``components/card_grid.html`` are left out, as the grid fetches renditions only
-    for the cards whose cached fragment is missing (``blog.fragments.prefetch_grid_renditions``)."""
+    are rendered by ``blog.fragments.render_cards``, which prefetches again only for the cards
+    whose cached fragment is missing."""
     from .models import ArticlePage, live_authors
 
     articles = list(articles)

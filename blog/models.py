@@ -41,7 +41,7 @@ from home.public_pages import exclude_private, in_request_site
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
 from .forms import ArticlePageForm, AuthorForm
-from .fragments import body_outline
+from .fragments import PAGE_CODE_VERSION, article_state
 from .listings import CARD_PREFETCHES, add_card_relations, card_rows, listed_count, paginate_listing, prefetch_cards
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
@@ -627,7 +627,7 @@ class ArticlePage(BasePage):
         """What the page prints about its body outside the body's own fragment:
         ``{"word_count": int, "table_of_contents": [...], "has_call_to_action": bool}``, computed
         by walking the body. ``get_context`` replaces it with the copy cached for the live revision
-        (``blog.fragments.body_outline``), so a page whose body fragment is cached does not decode
+        (``blog.fragments.article_state``), so a page whose body fragment is cached does not decode
         and walk the StreamField for them."""
         blocks = list(self.body)
         return {
@@ -744,19 +744,45 @@ class ArticlePage(BasePage):
         shares_a_topic = Exists(through.objects.filter(articlepage_id=OuterRef("pk"), topicpage_id__in=topic_ids))
         return ArticlePage.objects.listed().filter(shares_a_topic).exclude(pk=self.pk)[:limit]
 
+    # What ``get_context`` sets for a page served to readers (``blog.fragments.article_state``);
+    # None in previews and reviewer links, which render every fragment afresh.
+    fragment_state = None
+
+    def get_cache_key_components(self):
+        """Wagtail's (id, URL path, last publish), the live revision, ``PAGE_CODE_VERSION`` and the
+        version tokens of everything the page's own fragments show (``fragment_state``: the article,
+        its images, topics, authors with their photos, ancestors, body references, URLs, sites),
+        for ``{% wagtailpagecache %}`` in ``pages/article_page.html``. No query and no cache round
+        trip once ``get_context`` has run; without ``fragment_state`` only Wagtail's own parts."""
+        components = [*super().get_cache_key_components(), self.live_revision_id, PAGE_CODE_VERSION]
+        if self.fragment_state is not None:
+            components.append(sorted(self.fragment_state.tokens.items()))
+        return components
+
+    def prefetch_shown(self, request) -> None:
+        """Fetch what the page's own fragments show (topics, live authors with their photos, the
+        image and the renditions of it and of the photos) in four queries, once per instance; the
+        template calls it only inside those fragments, so a page whose fragments are cached runs
+        none of them. Nothing in previews and reviewer links: their topics and authors are the
+        draft's, in memory."""
+        if getattr(request, "is_preview", False) or getattr(self, "shown_prefetched", False):
+            return
+        prefetch_cards([self], author_photos=True, renditions_for=[self])
+        self.shown_prefetched = True
+
     def get_context(self, request, *args, **kwargs):
         """The template context, plus ``related_articles`` (a list of up to three cards, their
         relations prefetched) and ``adjacent_articles`` (``(older, newer)``, either None). Both are
         callables the template calls only when its cached fragment of them is missing
         (``pages/article_page.html``): they depend on other articles, so they are cached for the
-        page-cache generation, and a page the full-page cache misses runs none of their queries."""
+        page-cache generation, and a page the full-page cache misses runs none of their queries.
+        For readers (not previews) it sets ``fragment_state``: the outline and version tokens that
+        key the page's fragments (two cache round trips, no query once cached)."""
         context = super().get_context(request, *args, **kwargs)
         if not getattr(request, "is_preview", False):
-            # A preview's topics and authors are the draft's, in memory: never replace them. The
-            # hero and social renditions in one query.
-            prefetch_cards([self], author_photos=True, renditions_for=[self])
+            self.fragment_state = article_state(self)
             # The live revision's outline from the cache: no walk over the body (blog/fragments.py).
-            self.body_outline = body_outline(self)
+            self.body_outline = self.fragment_state.outline
 
         def related_articles():
             related = list(self.get_related_articles())

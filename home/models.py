@@ -1,13 +1,18 @@
 """Site-wide models: the image model, the shared page base, the home page and site settings."""
 
 import copy
+import datetime
+import decimal
+import uuid
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, router
+from django.db.models import DEFERRED
 
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
 from wagtail.contrib.settings.models import BaseSiteSetting, register_setting
+from wagtail.fields import StreamField
 from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
@@ -169,6 +174,66 @@ class HomePage(BasePage):
 
     # The blog index and the latest articles come from blog's template tags
     # (``home_blog_index``, ``latest_articles``): home imports nothing from blog.
+
+    def route(self, request, path_components):
+        """Wagtail's ``Page.route`` from this site root, with the page it ends at remembered for the
+        cache generation (``home.caching.memo``) when that page's own URL is the whole path.
+
+        Wagtail routes a path one segment at a time, two queries each (the child by slug, its
+        specific row). Which page a path names, and that page's row, change only with a save,
+        publish, unpublish, move or delete of a page, and each of those starts a new generation;
+        so the page's row as Wagtail's route read it is kept (its StreamFields left out), and
+        the next request builds a fresh instance from it (Django's ``Model.from_db``, no query)
+        and calls that page's own ``route`` with no segments left (its live check; a routable
+        page's own index route). A path that ends inside a page's own routes (feeds, author
+        pages) or matches nothing (404) is routed by Wagtail every time and remembers nothing.
+        StreamFields are loaded when first used (one query): a page whose fragments are cached
+        never reads its body.
+        """
+        if not path_components:  # this page itself: no query to save
+            return super().route(request, path_components)
+        key = (self.pk, tuple(path_components))
+        found = memo.recall(key, group="routes")
+        if found is not memo.MISSING:
+            model, values = found
+            return model.from_db(router.db_for_read(model), None, values).route(request, [])
+        result = super().route(request, path_components)
+        page = result[0]
+        if page.url_path == self.url_path + "".join(f"{component}/" for component in path_components):
+            values = _row_values(page)
+            if values is not None:
+                memo.remember(key, (type(page), values), group="routes")
+        return result
+
+
+# Values a remembered row may hold: shared by every request of the generation, so immutable only.
+_IMMUTABLE_VALUES = (
+    str,
+    int,
+    float,
+    type(None),
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    decimal.Decimal,
+    uuid.UUID,
+)
+
+
+def _row_values(page) -> list | None:
+    """``page``'s concrete field values in ``Model.from_db`` order, its StreamFields (large, and
+    mutable once decoded) and fields not loaded as ``DEFERRED``; None if a value is mutable."""
+    deferred = page.get_deferred_fields()
+    values = []
+    for field in type(page)._meta.concrete_fields:
+        if isinstance(field, StreamField) or field.attname in deferred:
+            values.append(DEFERRED)
+            continue
+        value = getattr(page, field.attname)
+        if not isinstance(value, _IMMUTABLE_VALUES):
+            return None
+        values.append(value)
+    return values
 
 
 @register_setting(icon="site")

@@ -192,6 +192,14 @@ def featured_card(context, article):
     return html[0] if html else ""
 
 
+@register.simple_tag(takes_context=True)
+def prefetch_article(context, article) -> str:
+    """Fetch what ``article``'s own fragments show (``ArticlePage.prefetch_shown``), once per
+    request and only when one of them is rendered; prints nothing."""
+    article.prefetch_shown(context.get("request"))
+    return ""
+
+
 @register.simple_tag
 def footnote_references(body):
     """A fresh ``{"numbers": {label: number}, "seen": set()}`` for rendering ``body`` (an

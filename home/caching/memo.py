@@ -31,10 +31,14 @@ import threading
 # Keys are per site, listing, author or parent page, so a site has a few dozen; the bound keeps
 # a flood of odd requests (unknown hosts, many authors' pages) from growing the memo unchecked.
 MAX_ENTRIES = 1000
+# Groups of keys that grow with the archive (one per page URL: ``home.models.HomePage.route``,
+# each holding a page's row, about 1 KB) have a bound of their own, so they never crowd out the
+# small lookups above; past it, pages are routed by Wagtail alone.
+GROUP_MAX_ENTRIES = {"routes": 10_000}
 
 _generation = contextvars.ContextVar("memo_generation", default=None)
 _lock = threading.Lock()
-_state = {"generation": None, "values": {}}
+_state = {"generation": None, "values": {}, "counts": {}}
 
 
 def begin_request(generation: str) -> contextvars.Token:
@@ -42,7 +46,7 @@ def begin_request(generation: str) -> contextvars.Token:
     memo is emptied first if it holds another generation. Returns the token for ``end_request``."""
     with _lock:
         if _state["generation"] != generation:
-            _state["generation"], _state["values"] = generation, {}
+            _state["generation"], _state["values"], _state["counts"] = generation, {}, {}
     return _generation.set(generation)
 
 
@@ -54,7 +58,7 @@ def end_request(token: contextvars.Token) -> None:
 def generation_changed(generation: str | None = None) -> None:
     """Empty the memo: this process started ``generation`` (None: the next request's token decides)."""
     with _lock:
-        _state["generation"], _state["values"] = generation, {}
+        _state["generation"], _state["values"], _state["counts"] = generation, {}, {}
 
 
 def current_generation() -> str | None:
@@ -62,16 +66,40 @@ def current_generation() -> str | None:
     return _generation.get()
 
 
-def memoized(key, build):
+def memoized(key, build, group: str = ""):
     """``build()``'s value, remembered under ``key`` (hashable) for the current generation; outside
-    a request ``build()`` runs every time."""
+    a request ``build()`` runs every time. ``group``: a name from ``GROUP_MAX_ENTRIES`` for keys
+    bounded apart from the others."""
+    found = recall(key, group)
+    if found is not MISSING:
+        return found
+    value = build()
+    remember(key, value, group)
+    return value
+
+
+# What ``recall`` returns for a key not remembered (None may be a remembered value).
+MISSING = object()
+
+
+def recall(key, group: str = ""):
+    """The value remembered under ``key`` in ``group`` for the current generation, else ``MISSING``
+    (always outside a request)."""
     if _generation.get() is None:
-        return build()
-    values = _state["values"]
-    try:
-        return values[key]
-    except KeyError:
-        value = build()
-        if len(values) < MAX_ENTRIES:
-            values[key] = value
-        return value
+        return MISSING
+    return _state["values"].get((group, key), MISSING)
+
+
+def remember(key, value, group: str = "") -> None:
+    """Remember ``value`` under ``key`` in ``group`` for the current generation (nothing outside a
+    request, once the group holds its bound of entries, or if this process started another
+    generation since the request began: the value may predate it)."""
+    generation = _generation.get()
+    if generation is None:
+        return
+    with _lock:
+        values, counts = _state["values"], _state["counts"]
+        bound = GROUP_MAX_ENTRIES.get(group, MAX_ENTRIES)
+        if _state["generation"] == generation and (group, key) not in values and counts.get(group, 0) < bound:
+            values[(group, key)] = value
+            counts[group] = counts.get(group, 0) + 1

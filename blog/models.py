@@ -42,7 +42,15 @@ from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
 from .forms import ArticlePageForm, AuthorForm
 from .fragments import PAGE_CODE_VERSION, article_state
-from .listings import CARD_PREFETCHES, add_card_relations, card_rows, listed_count, paginate_listing, prefetch_cards
+from .listings import (
+    CARD_FIELDS,
+    CARD_PREFETCHES,
+    add_card_relations,
+    card_rows,
+    listed_count,
+    paginate_listing,
+    prefetch_cards,
+)
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
 # the longest seed summary is 176 characters.
@@ -159,13 +167,21 @@ def featured_card_row(pk: int) -> dict | None:
     """The card row of the featured article ``pk`` (``blog.listings.card_rows``, with its
     relations), or None if it is not listed; remembered for the cache generation
     (``home.caching.memo``): every page of a listing shows it, and anything its card shows (the
-    article, its image, topics and authors) starts a new generation when it changes."""
+    article, its image, topics and authors) starts a new generation when it changes. Its expiry
+    time is remembered with it: an article whose ``expire_at`` passes leaves the listings at once,
+    before ``publish_scheduled`` unpublishes it (which starts the next generation)."""
 
     def build():
-        row = card_rows(ArticlePage.objects.listed().filter(pk=pk)).first()
-        return add_card_relations([row])[0] if row else None
+        row = card_rows(ArticlePage.objects.listed().filter(pk=pk)).values(*CARD_FIELDS, "expire_at").first()
+        if row is None:
+            return None, None
+        expire_at = row.pop("expire_at")
+        return add_card_relations([row])[0], expire_at
 
-    return memo.memoized(("featured-card-row", pk), build)
+    row, expire_at = memo.memoized(("featured-card-row", pk), build)
+    if expire_at is not None and expire_at <= timezone.now():
+        return None
+    return row
 
 
 class ListingMixin:

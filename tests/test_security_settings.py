@@ -15,8 +15,10 @@ from django.utils import timezone
 import pytest
 import time_machine
 
-# Subprocesses here inherit DATABASE_URL: run on every database (tests/conftest.py).
-pytestmark = pytest.mark.every_database
+# Subprocesses here inherit DATABASE_URL: run on every database (tests/conftest.py). One
+# pytest-xdist worker runs the module, so the production settings are read once (a subprocess
+# of a few seconds), not again each time a test of the module lands on the other worker.
+pytestmark = [pytest.mark.every_database, pytest.mark.xdist_group("production-settings")]
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -51,7 +51,11 @@ def cache_root() -> Path:
 def cache_key() -> str:
     """A 16-hex-digit key for the database engine, its server and the sources that build the demo."""
     db = connection.settings_dict
-    digest = hashlib.sha256(repr((db["ENGINE"], db.get("HOST"), db.get("PORT"), sys.version_info[:2])).encode())
+    # The cache folder too: PostgreSQL's template database is named by the key alone, and two
+    # folders (CEDANA_TEST_CACHE_DIR) sharing one template would pair it with the other's media.
+    digest = hashlib.sha256(
+        repr((db["ENGINE"], db.get("HOST"), db.get("PORT"), sys.version_info[:2], str(cache_root()))).encode()
+    )
     base = Path(settings.BASE_DIR)
     for folder in SOURCES:
         for path in sorted((base / folder).rglob("*")):

@@ -114,7 +114,10 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
 
 @pytest.fixture
 def demo(db):
-    """The demo site's pages: ``demo.home``, ``demo.blog``, ``demo.topics[slug]``, ``demo.articles``."""
+    """The demo site's pages: ``demo.home``, ``demo.blog``, ``demo.topics[slug]``, ``demo.articles``
+    (the articles at the start of the test, newest first)."""
+    from functools import cached_property
+
     from blog.models import ArticlePage, BlogIndexPage, TopicPage
     from home.models import HomePage
 
@@ -122,9 +125,16 @@ def demo(db):
         home = HomePage.objects.get()
         blog = BlogIndexPage.objects.get()
         topics = {topic.slug: topic for topic in TopicPage.objects.all()}
-        articles = list(ArticlePage.objects.order_by("-date_published"))
+        # Which articles and in what order, fixed now; the pages themselves are read when a test
+        # first asks (most never do: reading all 98 costs more than the rest of this fixture).
+        article_ids = list(ArticlePage.objects.order_by("-date_published").values_list("pk", flat=True))
 
-    return Demo
+        @cached_property
+        def articles(self) -> list:
+            pages = ArticlePage.objects.in_bulk(self.article_ids)
+            return [pages[pk] for pk in self.article_ids if pk in pages]
+
+    return Demo()
 
 
 def restore_wagtail_base():

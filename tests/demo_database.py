@@ -17,6 +17,10 @@ makes parallel sessions (pytest-xdist workers) build once and wait for it.
 ``CEDANA_TEST_DB_CACHE=off`` builds a fresh database every session and keeps nothing;
 ``CEDANA_TEST_DB_KEY=<name>`` uses that key instead of the hash, for quick iterations on code
 that does not change stored content (new migrations are still applied on top).
+
+``python -m tests.demo_database`` builds the copy for the configured database (``DATABASE_URL``)
+outside a pytest session, or does nothing when it is there: ``.ci/run`` builds the SQLite and
+the PostgreSQL copies side by side before its passes, one core each.
 """
 
 import fcntl
@@ -47,7 +51,11 @@ def cache_root() -> Path:
 def cache_key() -> str:
     """A 16-hex-digit key for the database engine, its server and the sources that build the demo."""
     db = connection.settings_dict
-    digest = hashlib.sha256(repr((db["ENGINE"], db.get("HOST"), db.get("PORT"), sys.version_info[:2])).encode())
+    # The cache folder too: PostgreSQL's template database is named by the key alone, and two
+    # folders (CEDANA_TEST_CACHE_DIR) sharing one template would pair it with the other's media.
+    digest = hashlib.sha256(
+        repr((db["ENGINE"], db.get("HOST"), db.get("PORT"), sys.version_info[:2], str(cache_root()))).encode()
+    )
     base = Path(settings.BASE_DIR)
     for folder in SOURCES:
         for path in sorted((base / folder).rglob("*")):
@@ -56,6 +64,13 @@ def cache_key() -> str:
                 digest.update(str(path.relative_to(base)).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def is_prepared() -> bool:
+    """Whether the copy for the configured database and the current sources is complete."""
+    folder = cache_root() / (os.environ.get("CEDANA_TEST_DB_KEY") or cache_key())
+    store = _PostgresCopy(folder.name) if connection.vendor == "postgresql" else _SqliteCopy(folder)
+    return (folder / "complete").exists() and store.exists()
 
 
 def prepare(media_root: Path, verbosity: int = 0):
@@ -250,3 +265,43 @@ class _PostgresCopy:
     def forget(self, key: str):
         with self._admin() as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{TEMPLATE_PREFIX}{key}" WITH (FORCE)')
+
+
+def main() -> int:
+    """Build the prepared copy for ``DATABASE_URL`` (SQLite by default) unless it is there, in a
+    scratch test database that is dropped afterwards. Prints one line; exit status 0 or an error."""
+    import tempfile
+    import time
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    django.setup()
+    from django.test.utils import override_settings, setup_test_environment, teardown_databases
+
+    started = time.monotonic()
+    if os.environ.get("CEDANA_TEST_DB_CACHE", "").lower() in ("off", "0", "false"):
+        sys.stdout.write("demo database: CEDANA_TEST_DB_CACHE is off, nothing to prepare\n")
+        return 0
+    if is_prepared():
+        sys.stdout.write(f"demo database ({connection.vendor}): already prepared\n")
+        return 0
+    setup_test_environment()
+    database = settings.DATABASES["default"]
+    with tempfile.TemporaryDirectory(prefix="cedana-prepare-") as scratch:
+        # A test database of its own, beside any session's (test_<name>, test_<name>_gw0...).
+        database.setdefault("TEST", {})["NAME"] = (
+            f"{scratch}/prepare.sqlite3" if connection.vendor == "sqlite" else f"test_{database['NAME']}_prepare"
+        )
+        media_root = Path(scratch) / "media"
+        media_root.mkdir()
+        with override_settings(MEDIA_ROOT=str(media_root)):
+            config, reused = prepare(media_root)
+            teardown_databases(config, verbosity=0, keepdb=False)
+    state = "found ready" if reused else "built"
+    sys.stdout.write(f"demo database ({connection.vendor}): {state} in {time.monotonic() - started:.0f} s\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

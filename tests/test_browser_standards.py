@@ -6,8 +6,9 @@ keeps a full reading column at 1440 and 390 px, the phone header is one short ro
 suggestions sit in the page's column, Load more keeps the address, the theme switch works with
 and without JavaScript, and print shows the article alone.
 
-One test on one live server and one browser: every transactional test empties the database and
-the next reloads the demo, so the checks share a single load (see tests/conftest.py)."""
+Three tests (the axe-core sweep in each theme, then the rest) rather than one, so that two
+pytest-xdist workers share them: every transactional test empties the database when it ends and
+the next reloads the prepared demo (a copy, a second or two; see tests/conftest.py)."""
 
 import re
 from pathlib import Path
@@ -216,35 +217,46 @@ def check_load_more_keeps_the_address(page, base):
     assert page.locator(".card__title a", has_text=title).first.is_visible()
 
 
-def test_reader_pages_meet_the_accessibility_and_no_javascript_bars(page, browser, demo_live_server):
+def make_reader_pages():
+    """The article with every block and the layout variants: ``(article, variants, paths)``, where
+    ``paths`` is ``{name: path}`` of every reader page type and article layout."""
     from blog.models import BlogIndexPage, TopicPage
 
-    base = demo_live_server.url
     blog = BlogIndexPage.objects.get()
     article = make_every_block_article(blog, TopicPage.objects.get(slug="gpu-costs"))
     variants = make_layout_variants(blog, TopicPage.objects.get(slug="gpu-costs"))
     paths = {**reader_paths(article), **{f"article: {name}": variant.url for name, (variant, _) in variants.items()}}
+    return article, variants, paths
 
-    # axe-core at the screenshots' desktop and phone widths (1440, 390), in both themes, on every
-    # page type and article layout; nothing wider than a 390 or 320 px phone.
-    for theme in ("light", "dark"):
-        page.context.add_cookies([{"name": "theme", "value": theme, "url": base}])
-        for width in (1440, 390, 320):
-            page.set_viewport_size({"width": width, "height": 800})
-            for name, path in paths.items():
-                response = page.goto(base + path)
-                assert response.status == (404 if name == "404" else 200), path
-                assert page.evaluate(COLOR_SCHEME) == theme, f"{name}: not in the {theme} theme"
-                if width != 320:
-                    violations = axe_violations(page)
-                    assert not violations, f"{name} at {width}px, {theme} theme:\n{describe(violations)}"
-                if width <= 390:
-                    scroll_width = page.evaluate("document.documentElement.scrollWidth")
-                    assert scroll_width <= width, (
-                        f"{name} scrolls sideways at {width}px ({scroll_width}px wide); past 320px: "
-                        + page.evaluate(WIDER_THAN_320)
-                    )
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_reader_pages_pass_axe_and_fit_a_phone(theme, page, demo_live_server):
+    """axe-core at the screenshots' desktop and phone widths (1440, 390), in each theme, on every
+    page type and article layout; nothing wider than a 390 or 320 px phone."""
+    base = demo_live_server.url
+    _article, _variants, paths = make_reader_pages()
+    page.context.add_cookies([{"name": "theme", "value": theme, "url": base}])
+    for width in (1440, 390, 320):
+        page.set_viewport_size({"width": width, "height": 800})
+        for name, path in paths.items():
+            response = page.goto(base + path)
+            assert response.status == (404 if name == "404" else 200), path
+            assert page.evaluate(COLOR_SCHEME) == theme, f"{name}: not in the {theme} theme"
+            if width != 320:
+                violations = axe_violations(page)
+                assert not violations, f"{name} at {width}px, {theme} theme:\n{describe(violations)}"
+            if width <= 390:
+                scroll_width = page.evaluate("document.documentElement.scrollWidth")
+                assert scroll_width <= width, (
+                    f"{name} scrolls sideways at {width}px ({scroll_width}px wide); past 320px: "
+                    + page.evaluate(WIDER_THAN_320)
+                )
     page.context.clear_cookies()
+
+
+def test_reader_pages_meet_the_layout_keyboard_and_no_javascript_bars(page, browser, demo_live_server):
+    base = demo_live_server.url
+    article, variants, _paths = make_reader_pages()
     check_article_layouts(page, base, {**variants, "every block": (article, True)})
     check_phone_header(page, base)
     check_not_found_suggestions(page, base)

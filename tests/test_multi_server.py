@@ -193,14 +193,14 @@ def wait_until_up(base: str, attempts: int = 120):
 @pytest.fixture
 def demo_db(django_db_blocker):
     from home.models import HomePage
-    from tests.conftest import restore_wagtail_base
+    from tests.demo_database import reload
 
+    # The prepared demo copied back (seconds), not loaded again (a minute or two of CPU): the
+    # previous transactional test emptied the database. The servers' connections are ended and
+    # reopened by their health checks, as for the live server (tests/demo_database.py).
     with django_db_blocker.unblock():
         if not HomePage.objects.exists():
-            restore_wagtail_base()
-            from django.core.management import call_command
-
-            call_command("load_demo", "--no-users", stdout=open(os.devnull, "w"))  # noqa: SIM115
+            reload()
     # An earlier transactional test may have emptied and refilled the database under the running
     # servers (new content type and page ids): a new page-cache generation in the shared Redis
     # makes them drop what they remembered (page cache and site chrome), as a deploy's migrate would.

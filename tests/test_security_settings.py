@@ -15,8 +15,10 @@ from django.utils import timezone
 import pytest
 import time_machine
 
-# Subprocesses here inherit DATABASE_URL: run on every database (tests/conftest.py).
-pytestmark = pytest.mark.every_database
+# Subprocesses here inherit DATABASE_URL: run on every database (tests/conftest.py). Meant for
+# one pytest-xdist worker, so the production settings are read once (a subprocess of a few
+# seconds); pytest 9.2 with xdist 3.8 ignores xdist_group for now (docs/testing.md, "Workers").
+pytestmark = [pytest.mark.every_database, pytest.mark.xdist_group("production-settings")]
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -87,7 +87,12 @@ class CheckedParametersMixin:
                 object_id = int(request.GET["id"])
             except ValueError as error:
                 raise BadRequestError("id must be an integer") from error
-            low, high = connection.ops.integer_field_range(queryset.model._meta.pk.get_internal_type())
+            # A page type's primary key is its link to Page (a OneToOneField, ``?type=``): the
+            # range is that of the column it points at.
+            pk = queryset.model._meta.pk
+            while pk.is_relation:
+                pk = pk.target_field
+            low, high = connection.ops.integer_field_range(pk.get_internal_type())
             if not low <= object_id <= high:
                 queryset = queryset.none()  # no row can have it; the database would refuse the number
         try:

@@ -11,7 +11,7 @@ and a non-integer ``/find/?id=``. Only the parameters are checked: a database er
 the query stays a 500, so an outage is never reported as the client's fault.
 """
 
-from django.core.exceptions import ObjectDoesNotExist, ValidationError
+from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist, ValidationError
 from django.db import connection
 from django.utils import timezone
 
@@ -51,11 +51,40 @@ class CheckedFieldsFilter(FieldsFilter):
     """
 
     def filter_queryset(self, request, queryset, view):
+        if any(_out_of_range(queryset.model, name, value) for name, value in request.GET.items()):
+            # No row can hold it, and the database driver would refuse the number (SQLite:
+            # OverflowError at execution, a 500): an empty result, as Django gives ``id=``.
+            return queryset.none()
         try:
             return super().filter_queryset(request, queryset, view)
         except (ValidationError, ValueError) as error:
             message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
             raise BadRequestError(f"field filter error: {message}") from error
+
+
+def integer_range(field) -> tuple[int, int] | None:
+    """``(lowest, highest)`` value the database column behind ``field`` holds, following a
+    relation (a foreign key, a many-to-many, a page type's link to Page) to the column it points
+    at; None for a column that is not an integer."""
+    while field.is_relation:
+        field = field.target_field
+    try:
+        return connection.ops.integer_field_range(field.get_internal_type())
+    except KeyError:  # not an integer column
+        return None
+
+
+def _out_of_range(model, name: str, value: str) -> bool:
+    """Whether ``?name=value`` filters an integer column of ``model`` by a whole number outside
+    what the column holds (Django's overflow handling covers ``exact`` on integer fields, not
+    relations: ``?image=``, ``?authors=``, ``?topics=`` reached the driver)."""
+    try:
+        field = model._meta.get_field(name)
+        number = int(value)
+    except (FieldDoesNotExist, ValueError):
+        return False  # not a field filter, or not a number: Wagtail's own checks answer
+    bounds = integer_range(field)
+    return bounds is not None and not bounds[0] <= number <= bounds[1]
 
 
 class CheckedSearchFilter(SearchFilter):
@@ -87,12 +116,8 @@ class CheckedParametersMixin:
                 object_id = int(request.GET["id"])
             except ValueError as error:
                 raise BadRequestError("id must be an integer") from error
-            # A page type's primary key is its link to Page (a OneToOneField, ``?type=``): the
-            # range is that of the column it points at.
-            pk = queryset.model._meta.pk
-            while pk.is_relation:
-                pk = pk.target_field
-            low, high = connection.ops.integer_field_range(pk.get_internal_type())
+            # A page type's primary key is its link to Page (a OneToOneField, ``?type=``).
+            low, high = integer_range(queryset.model._meta.pk)
             if not low <= object_id <= high:
                 queryset = queryset.none()  # no row can have it; the database would refuse the number
         try:

@@ -165,6 +165,31 @@ def test_find_with_an_id_nothing_has_is_a_404(client, demo, value, page_type):
     assert client.get("/api/v2/pages/find/", query).status_code == 404
 
 
+@pytest.mark.parametrize("value", ["99999999999999999999", "-99999999999999999999", "9223372036854775808"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"type": "blog.ArticlePage", "field": "image"},
+        {"type": "blog.ArticlePage", "field": "authors"},
+        {"type": "blog.ArticlePage", "field": "topics"},
+        {"type": "blog.ArticlePage", "field": "id"},
+        {"type": None, "field": "id"},
+    ],
+)
+def test_a_relation_filter_past_the_columns_range_matches_nothing(client, demo, query, value):
+    """``?<relation>=<number>`` that no column can hold: an empty list, as ``?id=`` gives."""
+    params = {query["field"]: value} | ({"type": query["type"]} if query["type"] else {})
+    response = client.get("/api/v2/pages/", params)
+    assert response.status_code == 200, (params, response.content[:300])
+    assert response.json()["meta"]["total_count"] == 0
+
+
+def test_a_relation_filter_in_range_still_filters(client, demo):
+    article = demo.articles[0]
+    data = get_json(client, "/api/v2/pages/", type="blog.ArticlePage", image=article.image_id)
+    assert article.pk in [item["id"] for item in data["items"]]
+
+
 @pytest.mark.parametrize("page_type", ["blog.ArticlePage", "blog.TopicPage", "blog.BlogIndexPage", "home.HomePage"])
 def test_find_with_another_types_id_is_a_404(client, demo, page_type):
     """An id that exists, but as a page of another type than ``?type=`` asks for."""

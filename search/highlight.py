@@ -8,8 +8,9 @@ of one page only.
 """
 
 import re
+from functools import lru_cache
+from html import escape
 
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 # Words shorter than this are not highlighted ("a", "of"): they match everywhere.
@@ -31,8 +32,12 @@ def query_terms(query: str) -> list[str]:
 
 
 def _terms_pattern(terms: list[str]) -> re.Pattern | None:
-    if not terms:
-        return None
+    return _pattern(tuple(terms)) if terms else None
+
+
+# One pattern per query, not per highlighted text (36 texts on a page of results).
+@lru_cache(maxsize=64)
+def _pattern(terms: tuple[str, ...]) -> re.Pattern:
     # A term matches at the start of a word and takes the rest of the word, so "checkpoint"
     # marks "checkpointing" and "checkpoints" (close to what PostgreSQL's stemming matched).
     # Longest first, so "gpus" wins over "gpu" at the same place.

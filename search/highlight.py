@@ -60,15 +60,18 @@ def highlight(text: str, terms: list[str]) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped above
 
 
-def excerpt(text: str, terms: list[str], length: int = 220) -> SafeString:
+def excerpt(text: str, terms: list[str], length: int = 220, normalised: bool = False) -> SafeString:
     """About ``length`` characters of ``text`` around the first match of ``terms``, highlighted.
 
     The window starts a third of its length before the first match, is cut at spaces and
     gets "…" where text was left out. Returns "" when no term occurs in ``text`` (the caller
     then shows no excerpt: the match was in a field shown elsewhere, e.g. the title).
+    Whitespace runs count as one space; ``normalised``: ``text`` has them so already
+    (``" ".join(text.split())``), not done again (30 µs for an article's 5,700 characters).
     """
     pattern = _terms_pattern(terms)
-    text = " ".join(text.split())
+    if not normalised:
+        text = " ".join(text.split())
     match = pattern.search(text) if pattern else None
     if match is None:
         return mark_safe("")

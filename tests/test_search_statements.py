@@ -140,3 +140,10 @@ def test_a_search_compiles_its_highlighting_pattern_once(client, demo):
         page = client.get("/search/", {"query": "gpu inference"}).content.decode()
     assert page.count("<mark>") > 12
     assert compiled.call_count == 1
+
+
+def test_excerpts_start_at_a_word_after_the_summary(client, demo):
+    # The index holds the summary first; the excerpt's text starts after it, at the next word.
+    page = client.get("/search/", {"query": "gpu"}).content.decode()
+    excerpts = re.findall(r'<p class="card__excerpt">(.*?)</p>', page)
+    assert excerpts and all(not text[:1].isspace() for text in excerpts)

@@ -2,6 +2,7 @@
 the FTS index model exists only there."""
 
 import json
+import sqlite3
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -208,11 +209,14 @@ SUMMARY_HEAD = 60
 # positions, materialised once) and the facets' SQL; values are all parameters. SQLite's
 # aggregates keep no order before 3.44, so the head carries its positions and is sorted in Python.
 _SUMMARY_SQL = (
-    'WITH "site_search_matches" AS MATERIALIZED ({matches}) SELECT '
+    'WITH "site_search_matches" AS {materialized}({matches}) SELECT '
     '(SELECT count(*) FROM "site_search_matches"), '
     '(SELECT json_group_array(json_array("_match_pk", "_position")) FROM (SELECT "_match_pk", "_position" '
     'FROM "site_search_matches" ORDER BY "_position" LIMIT %s)){facets}'
 )
+# The hint (SQLite 3.35+) that runs the match once for the count, the keys and the facets; without
+# it (older SQLite, which Django 5.2 still supports) the statement gives the same answer.
+_MATERIALIZED = "MATERIALIZED " if sqlite3.sqlite_version_info >= (3, 35) else ""
 _FACET_SQL = (
     ', (SELECT json_group_array(json_array("facet".{column}, "facet"."_facet_count")) FROM ({counts}) AS "facet")'
 )
@@ -274,7 +278,8 @@ def _summarise(compiler, backend, facet_fields=()) -> Summary | None:
         facet_params.extend(counts_params)
     with connection.cursor() as cursor:
         cursor.execute(
-            _SUMMARY_SQL.format(matches=matches_sql, facets=facets_sql), [*params, SUMMARY_HEAD, *facet_params]
+            _SUMMARY_SQL.format(materialized=_MATERIALIZED, matches=matches_sql, facets=facets_sql),
+            [*params, SUMMARY_HEAD, *facet_params],
         )
         total, head, *facet_rows = cursor.fetchone()
     to_pk = model._meta.pk.to_python

@@ -147,3 +147,16 @@ def test_excerpts_start_at_a_word_after_the_summary(client, demo):
     page = client.get("/search/", {"query": "gpu"}).content.decode()
     excerpts = re.findall(r'<p class="card__excerpt">(.*?)</p>', page)
     assert excerpts and all(not text[:1].isspace() for text in excerpts)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the SQLite FTS5 backend")
+def test_sqlite_summary_without_the_materialized_hint_is_the_same(demo, monkeypatch):
+    from search import sqlite_backend
+
+    def summary():
+        results = _articles(demo).search("gpu")
+        return results.count(), dict(results.facet("topics")), [row["pk"] for row in results[0:12]]
+
+    hinted = summary()
+    monkeypatch.setattr(sqlite_backend, "_MATERIALIZED", "")  # SQLite before 3.35 has no hint
+    assert summary() == hinted

@@ -124,14 +124,38 @@ def add_card_relations(rows) -> list[dict]:
     """Give each card row (a ``card_rows`` dict, or any dict with "pk") ``"topics"``: ``[(pk,
     title, tree path)]`` and ``"authors"``: ``[(pk, name)]`` of its live authors (what
     ``prefetch_cards`` fetches; in no particular order, ``blog.fragments.card_key`` sorts them).
-    One query (a union over the two relation tables) however many rows, and no model instances.
-    Returns the rows as a list."""
+    Each article's relations are remembered for the cache generation (``home.caching.memo``,
+    group "card-relations"; saving a page or an author starts a new one); those not remembered
+    are read in one query (a union over the two relation tables) however many rows, with no
+    model instances. Returns the rows as a list."""
+    rows = list(rows)
+    relations = {}
+    for row in rows:
+        found = memo.recall(row["pk"], group=CARD_RELATIONS)
+        if found is not memo.MISSING:
+            relations[row["pk"]] = found
+    missing = [row["pk"] for row in rows if row["pk"] not in relations]
+    if missing:
+        fetched = _card_relations(missing)
+        for pk, found in fetched.items():
+            memo.remember(pk, found, group=CARD_RELATIONS)
+        relations |= fetched
+    for row in rows:
+        # Copies: the remembered lists are shared by every request of the generation.
+        topics, authors = relations[row["pk"]]
+        row["topics"], row["authors"] = list(topics), list(authors)
+    return rows
+
+
+# The memo group of each article's card relations (bounded in ``home.caching.memo``).
+CARD_RELATIONS = "card-relations"
+
+
+def _card_relations(pks) -> dict:
+    """``{pk: (topics, authors)}`` of the articles with ``pks``, as ``add_card_relations`` gives
+    them; one query."""
     from .models import ArticlePage
 
-    rows = list(rows)
-    if not rows:
-        return rows
-    pks = [row["pk"] for row in rows]
     relations = {pk: ([], []) for pk in pks}
     topics = ArticlePage.topics.through.objects.filter(articlepage_id__in=pks).values_list(
         "articlepage_id", Value(0, IntegerField()), "topicpage_id", "topicpage__title", "topicpage__path"
@@ -142,6 +166,4 @@ def add_card_relations(rows) -> list[dict]:
     )
     for article, kind, pk, text, path in topics.union(authors, all=True):
         relations[article][kind].append((pk, text, path) if kind == 0 else (pk, text))
-    for row in rows:
-        row["topics"], row["authors"] = relations[row["pk"]]
-    return rows
+    return relations

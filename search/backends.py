@@ -45,6 +45,21 @@ def indexed_texts(model, pks, column: str) -> dict:
     return {to_python(object_id): text or "" for object_id, text in rows}
 
 
+def facet_counts_sql(model, field_name, connection) -> tuple[str, tuple]:
+    """SQL (with params) of ``(value, _facet_count)`` rows for ``field_name`` (a FilterField,
+    a relation such as "topics" included) over the ``model`` objects whose keys are in the
+    summary statement's ``site_search_matches`` (``search.postgres_backend``,
+    ``search.sqlite_backend``): the counts Wagtail's ``facet()`` gives, inside that statement."""
+    from django.db.models import Count
+    from django.db.models.expressions import RawSQL
+
+    matches = RawSQL('SELECT "_match_pk" FROM "site_search_matches"', ())
+    counts = (
+        model._default_manager.filter(pk__in=matches).values(field_name).annotate(_facet_count=Count("pk")).order_by()
+    )
+    return counts.query.get_compiler(connection=connection).as_sql()
+
+
 def by_pk(results) -> dict:
     """``{pk: result}`` of ``results``: model instances, or ``values()`` rows that include "pk"
     (the site search asks for card rows, ``blog.listings.card_rows``; Django's ``in_bulk`` takes

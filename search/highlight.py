@@ -8,8 +8,9 @@ of one page only.
 """
 
 import re
+from functools import lru_cache
+from html import escape
 
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 # Words shorter than this are not highlighted ("a", "of"): they match everywhere.
@@ -31,8 +32,12 @@ def query_terms(query: str) -> list[str]:
 
 
 def _terms_pattern(terms: list[str]) -> re.Pattern | None:
-    if not terms:
-        return None
+    return _pattern(tuple(terms)) if terms else None
+
+
+# One pattern per query, not per highlighted text (36 texts on a page of results).
+@lru_cache(maxsize=64)
+def _pattern(terms: tuple[str, ...]) -> re.Pattern:
     # A term matches at the start of a word and takes the rest of the word, so "checkpoint"
     # marks "checkpointing" and "checkpoints" (close to what PostgreSQL's stemming matched).
     # Longest first, so "gpus" wins over "gpu" at the same place.
@@ -55,15 +60,18 @@ def highlight(text: str, terms: list[str]) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped above
 
 
-def excerpt(text: str, terms: list[str], length: int = 220) -> SafeString:
+def excerpt(text: str, terms: list[str], length: int = 220, normalised: bool = False) -> SafeString:
     """About ``length`` characters of ``text`` around the first match of ``terms``, highlighted.
 
     The window starts a third of its length before the first match, is cut at spaces and
     gets "…" where text was left out. Returns "" when no term occurs in ``text`` (the caller
     then shows no excerpt: the match was in a field shown elsewhere, e.g. the title).
+    Whitespace runs count as one space; ``normalised``: ``text`` has them so already
+    (``" ".join(text.split())``), not done again (30 µs for an article's 5,700 characters).
     """
     pattern = _terms_pattern(terms)
-    text = " ".join(text.split())
+    if not normalised:
+        text = " ".join(text.split())
     match = pattern.search(text) if pattern else None
     if match is None:
         return mark_safe("")

@@ -24,8 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from django.db import DatabaseError, connections, router
-from django.db.models import Count, F, Window
-from django.db.models.expressions import RawSQL
+from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 
 from wagtail.search.backends.base import FilterFieldError
@@ -35,7 +34,7 @@ from wagtail.search.backends.database.postgres.postgres import (
 )
 from wagtail.search.query import PlainText
 
-from .backends import by_pk, indexed_texts, with_indexed_text
+from .backends import by_pk, facet_counts_sql, indexed_texts, with_indexed_text
 
 # Relevance for more matches than this is ranked in two steps (see ``_ordered_matches``): the
 # likeliest this many, five pages of twelve results, get Wagtail's full rank (each reads an
@@ -135,16 +134,6 @@ def _ordered_matches(compiler, config, backend):
     return matching.annotate(_title_rank=title_rank).order_by(F("_title_rank").desc(), *newest)
 
 
-def _facet_sql(model, field_name, connection) -> tuple[str, tuple]:
-    """SQL (with params) of ``(value, count)`` rows for ``field_name`` over the matches."""
-    matches = RawSQL('SELECT "_match_pk" FROM "site_search_matches"', ())
-    counts = (
-        model._default_manager.filter(pk__in=matches).values(field_name).annotate(_facet_count=Count("pk")).order_by()
-    )
-    sql, params = counts.query.get_compiler(connection=connection).as_sql()
-    return sql, params
-
-
 def _summarise(compiler, backend, head_size: int | None, facet_fields=()) -> _Summary:
     """Count ``compiler``'s matches, list the first ``head_size`` (None: all) primary keys in
     result order and count the matches per value of each of ``facet_fields``, in one statement.
@@ -166,7 +155,7 @@ def _summarise(compiler, backend, head_size: int | None, facet_fields=()) -> _Su
         matches_sql, params = positioned.query.get_compiler(connection=connection).as_sql()
         facets_sql, facet_params = "", []
         for name in facet_fields:
-            counts_sql, counts_params = _facet_sql(model, name, connection)
+            counts_sql, counts_params = facet_counts_sql(model, name, connection)
             facets_sql += _FACET_SQL.format(column=connection.ops.quote_name(name), counts=counts_sql)
             facet_params.extend(counts_params)
         sql = _SUMMARY_SQL.format(matches=matches_sql, facets=facets_sql)

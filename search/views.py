@@ -117,7 +117,7 @@ def _excerpt_texts(rows) -> dict:
     """``{pk: text}`` to cut each result's excerpt from (``rows``: card rows of the results, from
     ``blog.listings.card_rows`` or ``blog.fragments.article_card_row``): its body text and the
     topic and author names (everything searched besides the title and the summary, which the
-    card shows).
+    card shows), whitespace runs made single spaces (``search.highlight.excerpt``'s ``normalised``).
 
     Taken from the database search index when the backend offers it: the database backends
     give each result its indexed text (``INDEXED_TEXT_ATTRIBUTE``; otherwise one query for the
@@ -127,7 +127,7 @@ def _excerpt_texts(rows) -> dict:
     """
     backend = get_search_backend()
     if not rows or not hasattr(backend, "indexed_texts"):
-        return {row["pk"]: _body_text(row["article"]) for row in rows}
+        return {row["pk"]: " ".join(_body_text(row["article"]).split()) for row in rows}
     indexed = {row["pk"]: row[INDEXED_TEXT_ATTRIBUTE] or "" for row in rows if INDEXED_TEXT_ATTRIBUTE in row}
     unannotated = [row["pk"] for row in rows if row["pk"] not in indexed]
     if unannotated:
@@ -137,7 +137,7 @@ def _excerpt_texts(rows) -> dict:
         text = " ".join(indexed.get(row["pk"], "").split())
         summary = " ".join(row["summary"].split())
         # The index holds the summary first; the card shows it already.
-        texts[row["pk"]] = text[len(summary) :] if summary and text.startswith(summary) else text
+        texts[row["pk"]] = text[len(summary) :].lstrip() if summary and text.startswith(summary) else text
     return texts
 
 
@@ -320,7 +320,7 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
         {
             "title": highlight(row["title"], terms),
             "summary": highlight(row["summary"], terms),
-            "excerpt": excerpt(excerpt_texts[row["pk"]], terms),
+            "excerpt": excerpt(excerpt_texts[row["pk"]], terms, normalised=True),
         }
         for row in rows
     ]

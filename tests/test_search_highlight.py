@@ -47,3 +47,11 @@ def test_excerpt_escapes_html_in_the_source_text():
     assert excerpt("x <img src=x onerror=alert(1)> tapir", ["tapir"]) == (
         "x &lt;img src=x onerror=alert(1)&gt; <mark>tapir</mark>"
     )
+
+
+def test_an_excerpt_of_text_normalised_already_is_the_same():
+    text = " ".join(("Tapirs  browse\tat night. " * 40 + "A tapir\n\nsleeps by day. " + "Filler words. " * 40).split())
+    for length in (60, 120, 220):
+        assert excerpt(text, ["tapir", "day"], length=length, normalised=True) == excerpt(
+            text, ["tapir", "day"], length=length
+        )

@@ -1,0 +1,162 @@
+"""How much work one search does: statements per search on each database backend, the cards'
+relations remembered for the generation, one highlighting pattern per query. Each result is
+also compared with the path the change replaced (Wagtail's own count and facet, the ranked keys
+read one page at a time), so fewer statements never means other results."""
+
+import re
+from unittest import mock
+
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from wagtail.search.backends import get_search_backend
+
+import pytest
+
+from blog.listings import add_card_relations, card_rows
+from blog.models import ArticlePage
+from home.caching import memo
+from home.caching.page_cache import GENERATION_KEY
+from search import highlight
+
+pytestmark = pytest.mark.django_db
+
+
+def _articles(demo):
+    return card_rows(ArticlePage.objects.live().order_by())
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the SQLite FTS5 backend")
+@pytest.mark.parametrize("query", ["gpu", "memory bandwidth", "checkpointing", "wombat"])
+def test_sqlite_counts_facets_and_ranks_in_one_statement(demo, query):
+    from wagtail.search.backends.database.sqlite.sqlite import SQLiteSearchResults
+
+    list(_articles(demo).search(query)[:1])  # Django's content type cache, filled once a process
+    results = _articles(demo).search(query)
+    with CaptureQueriesContext(connection) as queries:
+        facets = results.facet("topics")
+        total = results.count()
+        page = list(results[0:12])
+    # The summary (count, topic counts, first keys in order), then the page's rows.
+    statements = [query["sql"] for query in queries.captured_queries]
+    assert len(statements) == (2 if total else 1), statements
+    assert "MATCH" in statements[0] and all("MATCH" not in sql for sql in statements[1:])
+
+    # The same as before: Wagtail's count and facet, the keys ranked one page at a time.
+    fresh = _articles(demo).search(query)
+    assert total == SQLiteSearchResults._do_count(fresh)
+    assert dict(facets) == dict(SQLiteSearchResults.facet(fresh, "topics"))
+    assert list(facets.values()) == sorted(facets.values(), reverse=True)
+    compiler = fresh.query_compiler
+    assert [row["pk"] for row in page] == compiler.ranked_ids(compiler.get_config(fresh.backend), 0, 12)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the SQLite FTS5 backend")
+def test_sqlite_pages_past_the_summary_head_take_the_ranked_path(demo, monkeypatch):
+    from search import sqlite_backend
+
+    monkeypatch.setattr(sqlite_backend, "SUMMARY_HEAD", 5)
+    results = _articles(demo).search("gpu")
+    total = results.count()
+    assert total > 12
+    keys = [row["pk"] for start in range(0, total, 4) for row in results[start : start + 4]]
+    compiler = _articles(demo).search("gpu").query_compiler
+    assert keys == compiler.ranked_ids(compiler.get_config(get_search_backend()), None, None)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the SQLite FTS5 backend")
+def test_sqlite_newest_first_counts_and_pages_from_one_summary(demo):
+    from django.db.models import F
+
+    ordered = _articles(demo).order_by(F("date_published").desc(nulls_last=True), "-id")
+    results = ordered.search("gpu", order_by_relevance=False)
+    with CaptureQueriesContext(connection) as queries:
+        total = results.count()
+        page = [row["pk"] for row in results[12:24]]
+    assert len(queries.captured_queries) == 2
+    from wagtail.search.backends.database.sqlite.sqlite import SQLiteSearchResults
+
+    fresh = ordered.search("gpu", order_by_relevance=False)
+    assert total == SQLiteSearchResults._do_count(fresh)
+    assert page == [row["pk"] for row in SQLiteSearchResults._do_search(fresh[12:24])]
+
+
+def test_search_page_statements(client, demo, settings):
+    """The first page of a search, its cards' fragments warm: the site, the search statements
+    (SQLite: one; PostgreSQL: the planner setting, one, its reset, the full rank of the first
+    keys), the page's rows and the query log (SQLite: two; PostgreSQL: one). The cards' topics
+    and authors are remembered from the first request."""
+    settings.SEARCH_RESULTS_CACHE_SECONDS = 0
+    client.get("/search/", {"query": "gpu"})
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/search/", {"query": "gpu"}).status_code == 200
+    assert len(queries.captured_queries) == (5 if connection.vendor == "sqlite" else 7)
+
+
+def _in_generation(function):
+    token = memo.begin_request(cache.get(GENERATION_KEY))
+    try:
+        return function()
+    finally:
+        memo.end_request(token)
+
+
+def test_card_relations_are_remembered_per_article_for_the_generation(demo, django_assert_num_queries):
+    rows = list(_articles(demo).order_by("-pk")[:6])
+    with django_assert_num_queries(1):
+        first = _in_generation(lambda: add_card_relations([dict(row) for row in rows[:3]]))
+    # Only the articles not remembered yet are read; the rows get the same relations.
+    with django_assert_num_queries(1):
+        second = _in_generation(lambda: add_card_relations([dict(row) for row in rows]))
+    with django_assert_num_queries(0):
+        third = _in_generation(lambda: add_card_relations([dict(row) for row in rows]))
+    assert second[:3] == first and third == second
+    assert any(row["topics"] for row in third) and any(row["authors"] for row in third)
+    # Callers get copies: changing one never changes what the next request reads.
+    third[0]["topics"].append("changed")
+    assert "changed" not in _in_generation(lambda: add_card_relations([dict(rows[0])]))[0]["topics"]
+    # A new generation (any change readers could see) reads them again; outside a request too.
+    memo.generation_changed()
+    with django_assert_num_queries(1):
+        _in_generation(lambda: add_card_relations([dict(row) for row in rows]))
+    with django_assert_num_queries(1):
+        add_card_relations([dict(row) for row in rows])
+
+
+def test_a_renamed_topic_shows_on_the_next_search(client, demo):
+    article = demo.articles[0]
+    topic = article.topics.first()
+    word = article.title.split()[0]
+    client.get("/search/", {"query": word})
+    topic.title = "Renamed topic for the test"
+    topic.save_revision().publish()
+    assert "Renamed topic for the test" in client.get("/search/", {"query": word}).content.decode()
+
+
+def test_a_search_compiles_its_highlighting_pattern_once(client, demo):
+    highlight._pattern.cache_clear()
+    with mock.patch.object(highlight.re, "compile", wraps=re.compile) as compiled:
+        page = client.get("/search/", {"query": "gpu inference"}).content.decode()
+    assert page.count("<mark>") > 12
+    assert compiled.call_count == 1
+
+
+def test_excerpts_start_at_a_word_after_the_summary(client, demo):
+    # The index holds the summary first; the excerpt's text starts after it, at the next word.
+    page = client.get("/search/", {"query": "gpu"}).content.decode()
+    excerpts = re.findall(r'<p class="card__excerpt">(.*?)</p>', page)
+    assert excerpts and all(not text[:1].isspace() for text in excerpts)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the SQLite FTS5 backend")
+def test_sqlite_summary_without_the_materialized_hint_is_the_same(demo, monkeypatch):
+    from search import sqlite_backend
+
+    def summary():
+        results = _articles(demo).search("gpu")
+        return results.count(), dict(results.facet("topics")), [row["pk"] for row in results[0:12]]
+
+    hinted = summary()
+    monkeypatch.setattr(sqlite_backend, "_MATERIALIZED", "")  # SQLite before 3.35 has no hint
+    assert summary() == hinted

@@ -1,5 +1,6 @@
 """Editors' picks, the no-results page, and the query log visible in the admin."""
 
+from django.db import connection
 from django.utils import timezone
 
 from wagtail.contrib.search_promotions.models import Query, QueryDailyHits, SearchPromotion
@@ -115,3 +116,19 @@ def test_zero_result_report_is_for_superusers_only(client, demo, django_user_mod
     user = django_user_model.objects.create_user("editor", password="x" * 12, is_staff=True)
     client.force_login(user)
     assert client.get("/admin/reports/searches-with-no-results/").status_code in {302, 403}
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="asynchronous commit is PostgreSQL's")
+def test_the_query_log_commits_without_waiting_for_the_disk_and_only_its_own_transaction():
+    """The upsert turns ``synchronous_commit`` off for the transaction it runs in (here the test's;
+    in a request its own, autocommit: ``set_config(..., true)`` ends with it), so a search does not
+    wait for the WAL flush."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit = on")  # whatever the test settings say
+        cursor.execute("SHOW synchronous_commit")
+        (before,) = cursor.fetchone()
+        record_search("ridge point")
+        cursor.execute("SHOW synchronous_commit")
+        (during,) = cursor.fetchone()
+    assert (before, during) == ("on", "off")
+    assert QueryDailyHits.objects.get(query__query_string="ridge point").hits == 1

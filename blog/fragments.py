@@ -90,6 +90,22 @@ PAGE_CODE_VERSION = fragments.files_digest(
 )
 
 
+# What renders a listing page's (blog index, topic page) cached SEO head besides the components:
+# its templates, the base template's SEO block, and the SEO head's tags and helpers.
+LISTING_HEAD_VERSION = fragments.files_digest(
+    [
+        "templates/pages/blog_listing.html",
+        "templates/pages/blog_index_page.html",
+        "templates/pages/topic_page.html",
+        "templates/base.html",
+        "home/templatetags/seo_tags.py",
+        "home/seo.py",
+        "home/models.py",
+    ],
+    seed=OUTLINE_VERSION,
+)
+
+
 def _digest(*parts) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 

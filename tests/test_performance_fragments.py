@@ -165,8 +165,15 @@ def test_a_site_setting_re_renders_no_card(client, demo, fragments):
     chrome.save()
     fragments.clear()
     assert "Footer from the settings" in get(client, "/blog/")
-    # Only the site chrome, keyed by the cache generation (home/templatetags/chrome_tags.py).
-    assert sorted(set(fragments.stored)) == ["site-footer", "site-header-brand", "site-header-links", "topic-nav"]
+    # Only the site chrome and the listing's SEO head, keyed by the cache generation
+    # (home/templatetags/chrome_tags.py, blog_tags.listing_head_key).
+    assert sorted(set(fragments.stored)) == [
+        "listing-head",
+        "site-footer",
+        "site-header-brand",
+        "site-header-links",
+        "topic-nav",
+    ]
 
 
 def test_a_body_re_renders_when_what_it_refers_to_changes(client, demo, fragments):
@@ -525,3 +532,38 @@ def test_an_edit_re_renders_only_the_search_results_that_show_it(client, demo, f
     after = cards(get(client, path))
     assert fragments.count("article-card") == len(showing(after, affected)) > 0
     assert [card for card in after if card not in before] == showing(after, affected)
+
+
+@pytest.mark.parametrize("path", ["/blog/", "/blog/?page=2", "/blog/gpu-costs/"])
+def test_a_listing_renders_its_seo_head_once_per_generation(client, demo, fragments, path):
+    first = get(client, path)
+    assert fragments.count("listing-head") == 1
+    fragments.clear()
+    assert get(client, path) == first
+    assert fragments.stored == []
+    assert "listing-head" in fragments.read
+
+
+@pytest.mark.parametrize("change", ["search description", "site name", "social image"])
+def test_a_listing_head_shows_an_edit_at_the_next_request(client, demo, change):
+    topic = demo.topics["gpu-costs"]
+    for path in ("/blog/", topic.url):
+        get(client, path)
+    if change == "search description":
+        for page in (demo.blog, topic):
+            page.search_description = f"Edited description of {page.title}"
+            page.save_revision().publish()
+        expected = {"/blog/": demo.blog.search_description, topic.url: topic.search_description}
+    elif change == "site name":
+        site = Site.objects.get(is_default_site=True)
+        site.site_name = "Renamed site"
+        site.save()
+        expected = dict.fromkeys(("/blog/", topic.url), '<meta property="og:site_name" content="Renamed site">')
+    else:
+        image = ArticlePage.objects.live().first().image
+        for page in (demo.blog, topic):
+            page.social_image = image
+            page.save_revision().publish()
+        expected = dict.fromkeys(("/blog/", topic.url), '<meta property="og:image" content="')
+    for path, text in expected.items():
+        assert text in get(client, path), path

@@ -170,6 +170,21 @@ def body_fragment_key(article, request=None) -> str:
 
 
 @register.simple_tag(takes_context=True)
+def listing_head_key(context) -> str:
+    """The key of a listing page's cached SEO head (``pages/blog_listing.html``): the site
+    chrome's key (the site, the cache generation: ``home.templatetags.chrome_tags``), the code
+    that renders it (``blog.fragments.LISTING_HEAD_VERSION``), the page and the page number (its
+    canonical URL). What the head shows (the page's titles, description and social image, its
+    ancestors, the site's name and root URL) changes only with a save that starts a new
+    generation. No query."""
+    from blog.fragments import LISTING_HEAD_VERSION
+    from home.templatetags.chrome_tags import chrome_fragment_key
+
+    page, number = context.get("page"), getattr(context.get("posts"), "number", 1)
+    return f"{chrome_fragment_key(context)}:{LISTING_HEAD_VERSION}:{page.pk if page else ''}:{number}"
+
+
+@register.simple_tag(takes_context=True)
 def article_cards(context, articles, first_eager=False, heading_level=None) -> list:
     """``{% article_cards articles first_eager heading_level as cards %}``: the HTML of each card
     of ``articles`` (card rows or ArticlePages, as ``components/card_grid.html`` takes them), the

@@ -38,7 +38,7 @@ def test_every_page_matches_djangos_paginator(demo):
 # a warm listing reads no article from the database, and every change a card or a listing shows
 # starts a new generation, so it shows at the next request.
 
-LISTING_PATHS = ["/blog/", "/blog/?page=2", "/blog/gpu-costs/"]
+LISTING_PATHS = ["/", "/blog/", "/blog/?page=2", "/blog/gpu-costs/"]
 
 
 @pytest.mark.parametrize("path", LISTING_PATHS)
@@ -80,7 +80,7 @@ def test_a_change_shows_on_every_listing_page_at_the_next_request(client, demo, 
     else:
         shown, gone = None, f'href="{article.url}"'
         article.unpublish()
-    after = {path: client.get(path).content.decode() for path in ("/blog/", topic.url)}
+    after = {path: client.get(path).content.decode() for path in ("/", "/blog/", topic.url)}
     for path, html in after.items():
         if shown is not None:
             assert shown in html, path

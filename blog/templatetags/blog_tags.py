@@ -40,13 +40,29 @@ def latest_articles(home, count):
     """The ``count`` newest articles under ``home`` (its site's articles only) that readers can
     see, as card rows with their topics and authors (``blog.listings.card_rows``,
     ``add_card_relations``: a list, empty when ``count`` is 0). The card grid loads and renders
-    only the cards missing from the fragment cache (``blog.fragments.render_cards``)."""
-    from blog.listings import add_card_relations, card_rows
+    only the cards missing from the fragment cache (``blog.fragments.render_cards``). Which
+    articles they are is remembered for the cache generation, and their rows by article, as a
+    listing's (``blog.listings.remember_listing_page``, ``remember_card_rows``): no query then."""
+    from blog.listings import (
+        add_card_relations,
+        card_rows,
+        recall_listing_page,
+        remember_card_rows,
+        remember_listing_page,
+        remembered_card_rows,
+    )
     from blog.models import ArticlePage
 
     if not count:
         return []
-    return add_card_relations(card_rows(ArticlePage.objects.listed().descendant_of(home))[:count])
+    key = ("latest", home.pk, count)
+    pks = recall_listing_page(key)
+    if pks is not memo.MISSING:
+        return remembered_card_rows(pks)
+    rows = add_card_relations(card_rows(ArticlePage.objects.listed().descendant_of(home))[:count])
+    remember_card_rows(rows)
+    remember_listing_page(key, tuple(row["pk"] for row in rows))
+    return rows
 
 
 def _blog_index(request, context=None):

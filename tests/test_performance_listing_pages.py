@@ -86,3 +86,17 @@ def test_a_change_shows_on_every_listing_page_at_the_next_request(client, demo, 
             assert shown in html, path
         if gone is not None:
             assert gone not in html, path
+
+
+def test_past_the_bound_of_remembered_card_rows_the_rows_are_read_again(client, demo, monkeypatch):
+    """The card rows remembered are bounded (``home.caching.memo.GROUP_MAX_ENTRIES``): a page
+    whose rows are not all remembered reads the others (one query for them, one for their
+    topics and authors) and shows the same page."""
+    from home.caching import memo
+
+    monkeypatch.setitem(memo.GROUP_MAX_ENTRIES, "card-rows", 3)
+    first = client.get("/blog/").content
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/blog/").content == first
+    read = [query["sql"] for query in queries.captured_queries if "blog_articlepage" in query["sql"]]
+    assert len(read) == 2

@@ -34,9 +34,9 @@ MAX_ENTRIES = 1000
 # Groups of keys that grow with the archive (one per page URL: ``home.models.HomePage.route``,
 # each holding a page's row, about 1 KB) have a bound of their own, so they never crowd out the
 # small lookups above; past it, pages are routed by Wagtail alone.
-# The listings' card rows (one per article, about 1 KB) and pages (a few primary keys per page of
-# cards: ``blog.listings``) grow with the archive too.
-GROUP_MAX_ENTRIES = {"routes": 10_000, "card-rows": 10_000, "listing-pages": 10_000}
+# The listings' card rows (one per article, about 2 KB) and pages (a page of cards' primary keys
+# and counts, about 0.3 KB: ``blog.listings``) grow with the archive too.
+GROUP_MAX_ENTRIES = {"routes": 10_000, "card-rows": 5_000, "listing-pages": 10_000}
 
 _generation = contextvars.ContextVar("memo_generation", default=None)
 _lock = threading.Lock()

@@ -2,7 +2,8 @@
 
 Pages need a few answers that are the same for every request until content changes: the tree
 paths under a view restriction, the next expiry time, the blog index at a path, a listing's
-count and featured article, the topic list, the editors' picks. ``memoized(key, build)`` keeps
+count and featured article, the topic list, the editors' picks, and (in groups bounded apart)
+the pages routes resolved to and what a listing's pages show. ``memoized(key, build)`` keeps
 each answer in this process until the page cache's *generation* token changes
 (``home.caching.page_cache``): every change a reader could see replaces the token
 (``home.caching.invalidation``), so these answers are invalidated by exactly the same events as

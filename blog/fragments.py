@@ -235,9 +235,9 @@ def render_cards(
     Each card is a cached fragment, keyed by what it shows (``card_key``) and how it is shown
     (``name``; for grid cards the image's ``loading``, eager for the first card when
     ``first_eager``, ``heading_level`` and the search result's highlighted ``texts``: one
-    ``(title, summary, excerpt)`` per card). A grid of two or more cards is also stored whole
-    under its cards' keys and read with one ``get``; else all of them are read in one cache round
-    trip (``get_many``); only the missing ones are rendered, from ArticlePage instances (rows are
+    ``(title, summary, excerpt)`` per card). A grid of two or more cards without ``texts`` is
+    also stored whole under its cards' keys and read with one ``get``; else all of them are read
+    in one cache round trip (``get_many``); only the missing ones are rendered, from ArticlePage instances (rows are
     loaded in one query, their topics, authors and image renditions in one query each), and
     stored in one ``set_many``, then the grid whole. Previews and reviewer links (``request.is_preview``) and renders
     without a request neither read nor write the cache, as Wagtail's ``{% wagtailcache %}``.
@@ -254,9 +254,11 @@ def render_cards(
             vary_on += [loading, heading_level, *(texts[index] if texts else ("", "", ""))]
         keys.append(make_template_fragment_key(name, vary_on))
     cached = request is not None and not getattr(request, "is_preview", False)
-    # A grid of cards is also stored whole, keyed by its cards' keys: one read of one entry
-    # instead of one per card (a file each on the file-based cache).
-    grid_key = make_template_fragment_key(f"{name}-grid", [_digest(keys)]) if cached and len(keys) > 1 else None
+    # A listing's grid of cards is also stored whole, keyed by its cards' keys: one read of one
+    # entry instead of one per card (a file each on the file-based cache). Not search results:
+    # their cards are per query already, and the search results cache holds the page.
+    whole = cached and len(keys) > 1 and not texts
+    grid_key = make_template_fragment_key(f"{name}-grid", [_digest(keys)]) if whole else None
     if grid_key is not None:
         grid = _fragment_cache().get(grid_key)
         if isinstance(grid, list) and len(grid) == len(keys):

@@ -1,5 +1,6 @@
 """Listing helpers shared by the blog's listing pages and search: paging that treats ``?page=``
-as hostile input, counts remembered per cache generation, and one query per relation for cards."""
+as hostile input, counts remembered per cache generation, one query per relation for cards, and
+what a page of a listing shows (its cards' keys and rows) remembered per cache generation."""
 
 from django.conf import settings
 from django.core.paginator import EmptyPage, Page, Paginator

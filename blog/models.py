@@ -387,7 +387,9 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
     def featured_article_key(self) -> tuple[int | None, bool]:
         """``(pk, is_newest)`` of ``get_featured_article()``: its primary key (None without
         articles) and whether it is the newest article (no editors' choice in force). Remembered
-        for the cache generation (``home.caching.memo``): every listing page needs it."""
+        for the cache generation (``home.caching.memo``): every listing page needs it. Keyed by
+        the editors' choice too: a preview of a draft choosing another article is remembered
+        apart and never reaches readers."""
 
         def lookup():  # get_featured_article's choice, by primary keys only (no page instances)
             articles = ArticlePage.objects.listed().child_of(self)
@@ -396,7 +398,7 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
             newest = articles.values_list("pk", flat=True).first()
             return (newest, True) if newest is not None else (None, False)
 
-        return memo.memoized(("featured-article", self.pk), lookup)
+        return memo.memoized(("featured-article", self.pk, self.featured_article_id), lookup)
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)

@@ -2,9 +2,12 @@
 same cards, in the same order, as Django's own paginator gives, ties and missing dates included.
 A listing's pages and cards are remembered for the cache generation, and a change shows at once."""
 
+import re
+
 from django.core.paginator import Paginator
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone
 
 import pytest
@@ -100,3 +103,22 @@ def test_past_the_bound_of_remembered_card_rows_the_rows_are_read_again(client, 
         assert client.get("/blog/").content == first
     read = [query["sql"] for query in queries.captured_queries if "blog_articlepage" in query["sql"]]
     assert len(read) == 2
+
+
+def _featured_href(html: str) -> str | None:
+    match = re.search(r'<article class="featured__card">.*?href="([^"]+)"', html, flags=re.S)
+    return match.group(1) if match else None
+
+
+def test_a_preview_choosing_another_featured_article_never_reaches_readers(client, admin_client, demo):
+    """The featured article's key is remembered for the generation (``featured_article_key``):
+    a preview of a draft blog index featuring another article, the first to ask in a new
+    generation, must not decide what readers see."""
+    shown = _featured_href(client.get("/blog/").content.decode())
+    other = next(article for article in demo.articles[1:] if article.url != shown)
+    draft = demo.blog.get_latest_revision_as_object()
+    draft.featured_article = other
+    draft.save_revision()  # saves the page's row: a new generation
+    preview = admin_client.get(reverse("wagtailadmin_pages:view_draft", args=[demo.blog.pk]))
+    assert _featured_href(preview.content.decode()) == other.url
+    assert _featured_href(client.get("/blog/").content.decode()) == shown

@@ -13,9 +13,10 @@ cache); nothing is deleted on publish.
   titles and tree paths and its live authors' names. Listings and search take these from a
   ``values()`` row (``blog.listings.card_rows``, ``add_card_relations``: no model instance), other
   callers from an ArticlePage with its card relations prefetched (``article_card_row``); both
-  give the same key. ``render_cards`` computes each key once, reads every card of a grid in one
-  round trip (``get_many``), loads and renders only the missing ones (``prefetch_cards``) and
-  stores them in one ``set_many``, under ``make_template_fragment_key`` keys.
+  give the same key. ``render_cards`` computes each key once, reads the grid stored whole (keyed
+  by its cards' keys) in one ``get``, else every card of it in one round trip (``get_many``),
+  loads and renders only the missing ones (``prefetch_cards``) and stores them in one
+  ``set_many`` and the grid whole, under ``make_template_fragment_key`` keys.
 - A body: the article's live revision and version token, and the version tokens of the pages
   and images its blocks refer to (``home.caching.fragments``), because rich-text links print
   their target's URL (or plain text once it is unpublished) and figures their image's renditions.
@@ -81,6 +82,22 @@ OUTLINE_VERSION = fragments.files_digest(["blog/models.py"], seed=CODE_VERSION)
 PAGE_CODE_VERSION = fragments.files_digest(
     [
         "templates/pages/article_page.html",
+        "templates/base.html",
+        "home/templatetags/seo_tags.py",
+        "home/seo.py",
+        "home/models.py",
+    ],
+    seed=OUTLINE_VERSION,
+)
+
+
+# What renders a listing page's (blog index, topic page) cached SEO head besides the components:
+# its templates, the base template's SEO block, and the SEO head's tags and helpers.
+LISTING_HEAD_VERSION = fragments.files_digest(
+    [
+        "templates/pages/blog_listing.html",
+        "templates/pages/blog_index_page.html",
+        "templates/pages/topic_page.html",
         "templates/base.html",
         "home/templatetags/seo_tags.py",
         "home/seo.py",
@@ -218,10 +235,11 @@ def render_cards(
     Each card is a cached fragment, keyed by what it shows (``card_key``) and how it is shown
     (``name``; for grid cards the image's ``loading``, eager for the first card when
     ``first_eager``, ``heading_level`` and the search result's highlighted ``texts``: one
-    ``(title, summary, excerpt)`` per card). All of them are read in one cache round trip
-    (``get_many``); only the missing ones are rendered, from ArticlePage instances (rows are
+    ``(title, summary, excerpt)`` per card). A grid of two or more cards without ``texts`` is
+    also stored whole under its cards' keys and read with one ``get``; else all of them are read
+    in one cache round trip (``get_many``); only the missing ones are rendered, from ArticlePage instances (rows are
     loaded in one query, their topics, authors and image renditions in one query each), and
-    stored in one ``set_many``. Previews and reviewer links (``request.is_preview``) and renders
+    stored in one ``set_many``, then the grid whole. Previews and reviewer links (``request.is_preview``) and renders
     without a request neither read nor write the cache, as Wagtail's ``{% wagtailcache %}``.
     """
     rows = [card if isinstance(card, dict) else article_card_row(card) for card in cards]
@@ -236,6 +254,15 @@ def render_cards(
             vary_on += [loading, heading_level, *(texts[index] if texts else ("", "", ""))]
         keys.append(make_template_fragment_key(name, vary_on))
     cached = request is not None and not getattr(request, "is_preview", False)
+    # A listing's grid of cards is also stored whole, keyed by its cards' keys: one read of one
+    # entry instead of one per card (a file each on the file-based cache). Not search results:
+    # their cards are per query already, and the search results cache holds the page.
+    whole = cached and len(keys) > 1 and not texts
+    grid_key = make_template_fragment_key(f"{name}-grid", [_digest(keys)]) if whole else None
+    if grid_key is not None:
+        grid = _fragment_cache().get(grid_key)
+        if isinstance(grid, list) and len(grid) == len(keys):
+            return [mark_safe(html) for html in grid]  # noqa: S308 - as below
     # A copy: django-redis answers a failed get_many (Redis down) with one shared dict, which
     # adding the rendered cards to would hand them to every later failed read (renditions too).
     found = dict(_fragment_cache().get_many(keys)) if cached else {}
@@ -246,6 +273,8 @@ def render_cards(
         if cached and new:
             _fragment_cache().set_many(new, fragments.FRAGMENT_SECONDS)
         found.update(new)
+    if grid_key is not None and all(key in found for key in keys):
+        _fragment_cache().set(grid_key, [found[key] for key in keys], fragments.FRAGMENT_SECONDS)
     # The fragments are HTML this site rendered (stored as rendered, never from readers' input).
     return [mark_safe(found.get(key, "")) for key in keys]  # noqa: S308
 

@@ -1,13 +1,16 @@
 """Listing helpers shared by the blog's listing pages and search: paging that treats ``?page=``
-as hostile input, counts remembered per cache generation, and one query per relation for cards."""
+as hostile input, counts remembered per cache generation, one query per relation for cards, and
+what a page of a listing shows (its cards' keys and rows) remembered per cache generation."""
 
 from django.conf import settings
-from django.core.paginator import EmptyPage, Paginator
+from django.core.paginator import EmptyPage, Page, Paginator
 from django.db.models import CharField, IntegerField, Prefetch, QuerySet, Value, prefetch_related_objects
 from django.http import Http404
+from django.utils import timezone
 
 from home.caching import memo
 from home.page_numbers import page_number
+from home.public_pages import next_expiry
 
 
 class ListingPaginator(Paginator):
@@ -41,9 +44,7 @@ def paginate_listing(request, queryset, per_page: int | None = None, count_key: 
     ``count_key``: names the listing, so its number of items (a ``COUNT(*)`` over every match)
     is remembered for the cache generation (``listed_count``).
     """
-    number = page_number(request.GET.get("page"))
-    if number is None:
-        raise Http404("No such page of posts.")
+    number = requested_page_number(request)
     paginator = ListingPaginator(queryset, per_page or settings.BLOG_PAGE_SIZE, allow_empty_first_page=True)
     if count_key is not None:
         paginator.count = listed_count(count_key, queryset)  # Paginator.count is a cached_property
@@ -53,12 +54,61 @@ def paginate_listing(request, queryset, per_page: int | None = None, count_key: 
         raise Http404("No such page of posts.") from error
 
 
+def requested_page_number(request) -> int:
+    """The page number ``?page=`` names (1 without it); Http404 for anything else
+    (``home.page_numbers.page_number``)."""
+    number = page_number(request.GET.get("page"))
+    if number is None:
+        raise Http404("No such page of posts.")
+    return number
+
+
+def page_of_rows(rows: list, number: int, count: int, per_page: int | None = None) -> Page:
+    """A Django ``Page`` numbered ``number`` holding ``rows``, of a listing of ``count`` items
+    (``per_page`` defaults to ``BLOG_PAGE_SIZE``), as ``paginate_listing`` gives: for a page
+    whose rows and count were remembered. Http404 if ``number`` is past the last page."""
+    paginator = ListingPaginator([], per_page or settings.BLOG_PAGE_SIZE, allow_empty_first_page=True)
+    paginator.count = count  # Paginator.count is a cached_property
+    try:
+        number = paginator.validate_number(number)
+    except EmptyPage as error:
+        raise Http404("No such page of posts.") from error
+    return Page(rows, number, paginator)
+
+
 def listed_count(key: tuple, queryset) -> int:
     """``queryset.count()``, remembered under ``key`` for the cache generation (``home.caching.memo``):
     publishing, unpublishing, moving or deleting an article starts a new one. An article whose
     ``expire_at`` passes stays counted until ``publish_scheduled`` unpublishes it (every minute),
-    as the full-page cache keeps showing it until then."""
-    return memo.memoized(("listed-count", *key), queryset.count)
+    as the full-page cache keeps showing it until then. ``queryset`` may be a function returning
+    it, called only when the count is not remembered (building a queryset costs too)."""
+    return memo.memoized(("listed-count", *key), lambda: (queryset() if callable(queryset) else queryset).count())
+
+
+def _listings_unchanged() -> bool:
+    """Whether every listing still holds what it held when the cache generation began: no live
+    page's expiry time has passed since (``home.public_pages.next_expiry``, remembered for the
+    generation). Anything else that changes a listing starts a new generation."""
+    expiry = next_expiry()
+    return expiry is None or timezone.now() < expiry
+
+
+def recall_listing_page(key: tuple):
+    """What ``remember_listing_page`` kept under ``key`` in this cache generation, else
+    ``home.caching.memo.MISSING`` (always once an article's expiry time has passed: the listing
+    is read again until the scheduler unpublishes it, which starts a new generation)."""
+    if not _listings_unchanged():
+        return memo.MISSING
+    return memo.recall(key, group="listing-pages")
+
+
+def remember_listing_page(key: tuple, value) -> None:
+    """Remember ``value`` (what a page of a listing shows, by primary keys and counts: small and
+    immutable) under ``key`` for the cache generation (memo group "listing-pages"): publishing,
+    unpublishing, moving or deleting an article, or editing anything a card shows, starts a new
+    one, and an expiry time passing stops ``recall_listing_page`` from answering."""
+    if _listings_unchanged():
+        memo.remember(key, value, group="listing-pages")
 
 
 # What an article card shows besides the article's own row: one query each, however many cards.
@@ -167,3 +217,29 @@ def _card_relations(pks) -> dict:
     for article, kind, pk, text, path in topics.union(authors, all=True):
         relations[article][kind].append((pk, text, path) if kind == 0 else (pk, text))
     return relations
+
+
+def remember_card_rows(rows) -> None:
+    """Remember each card row (``card_rows`` with ``add_card_relations``) by its article's primary
+    key for the cache generation (memo group "card-rows", read by ``remembered_card_rows``): what a
+    card shows (the article, its image, its topics' titles and paths, its live authors' names)
+    changes only with a save or publish of one of them, each of which starts a new generation."""
+    for row in rows:
+        remembered = {**row, "topics": tuple(row["topics"]), "authors": tuple(row["authors"])}
+        memo.remember(row["pk"], remembered, group="card-rows")
+
+
+def remembered_card_rows(pks) -> list[dict]:
+    """Card rows with their relations (``card_rows``, ``add_card_relations``) of the articles
+    ``pks`` (listed in this cache generation), in that order: copies of the rows remembered by
+    ``remember_card_rows``; the rows not remembered are read in two queries (rows, relations) and
+    remembered. An article with no row (deleted meanwhile) is left out."""
+    from .models import ArticlePage
+
+    found = {pk: memo.recall(pk, group="card-rows") for pk in pks}
+    missing = [pk for pk, row in found.items() if row is memo.MISSING]
+    if missing:
+        rows = add_card_relations(card_rows(ArticlePage.objects.filter(pk__in=missing)))
+        remember_card_rows(rows)
+        found.update((row["pk"], row) for row in rows)
+    return [dict(found[pk]) for pk in pks if found[pk] is not memo.MISSING]

@@ -29,6 +29,7 @@ from wagtail.models import (
     PageQuerySet,
     PreviewableMixin,
     RevisionMixin,
+    Site,
     WorkflowMixin,
 )
 from wagtail.search import index
@@ -48,8 +49,14 @@ from .listings import (
     add_card_relations,
     card_rows,
     listed_count,
+    page_of_rows,
     paginate_listing,
     prefetch_cards,
+    recall_listing_page,
+    remember_card_rows,
+    remember_listing_page,
+    remembered_card_rows,
+    requested_page_number,
 )
 
 # The longest summary a card shows in full at the seed's layout (three lines on desktop);
@@ -202,14 +209,58 @@ class ListingMixin:
         return ["/", *(f"/?page={number}" for number in range(1, pages + 1))]
 
     def listing_context(self, request, blog_index, articles):
-        """Context for a listing of ``articles`` (an ``ArticlePage.objects.listed()`` queryset):
-        a fixed number of queries however many articles exist.
+        """Context for a listing of ``articles``, a function returning the listing's
+        ``ArticlePage.objects.listed()`` queryset: a fixed number of queries however many articles
+        exist, and none for the cards once this page of the listing was read in the cache
+        generation.
 
         The featured article is shown above the cards on page 1, so the cards leave it out on
         every page (it is never shown twice). ``listing_offset`` (0 or 1: the featured article,
         when it belongs to this listing) and ``listing_total`` (every article of the listing)
-        make "Showing N of M posts" count what the reader sees, featured article included."""
+        make "Showing N of M posts" count what the reader sees, featured article included.
+
+        What the page shows (its articles' primary keys, the featured one, the counts) is
+        remembered for the generation (``blog.listings.remember_listing_page``) and the cards'
+        rows by article (``remember_card_rows``): anything that changes them starts a new
+        generation, and an expiry time passing stops the remembered page from being used."""
         featured_pk, featured_is_newest = blog_index.featured_article_key() if blog_index else (None, False)
+        number = requested_page_number(request)
+        site = Site.find_for_request(request)  # no query: Wagtail found it to route the request
+        key = (type(self).__name__, self.pk, site.pk if site else None, featured_pk, number)
+        shown = recall_listing_page(key)
+        if shown is memo.MISSING:
+            context = self._read_listing(request, blog_index, articles(), featured_pk, featured_is_newest)
+            posts, featured = context["posts"], context["featured_article"]
+            remember_card_rows([*posts.object_list, *([featured] if featured else [])])
+            shown = (
+                tuple(row["pk"] for row in posts.object_list),
+                featured["pk"] if featured else None,
+                posts.paginator.count,
+                context["all_posts_count"],
+                context["listing_offset"],
+            )
+            remember_listing_page(key, shown)
+            return context
+        card_pks, shown_featured_pk, count, all_posts_count, listing_offset = shown
+        rows = remembered_card_rows([*card_pks, *([shown_featured_pk] if shown_featured_pk else [])])
+        featured = rows.pop() if shown_featured_pk and rows and rows[-1]["pk"] == shown_featured_pk else None
+        page_of_posts = page_of_rows(rows, number, count)
+        return self._listing_context(blog_index, page_of_posts, featured, all_posts_count, listing_offset)
+
+    def _listing_context(self, blog_index, posts, featured, all_posts_count, listing_offset) -> dict:
+        return {
+            "blog_index": blog_index,
+            "featured_article": featured,
+            "all_posts_count": all_posts_count,
+            # Called by the template only when the cached topic navigation is missing.
+            "topics": blog_index.navigation_topics if blog_index else [],
+            "posts": posts,
+            "listing_offset": listing_offset,
+            "listing_total": posts.paginator.count + listing_offset,
+        }
+
+    def _read_listing(self, request, blog_index, articles, featured_pk, featured_is_newest) -> dict:
+        """``listing_context`` read from the database (``articles``: the queryset)."""
         # Cards as rows (blog.listings.card_rows): their keys need no model instances, and only the
         # cards missing from the fragment cache are loaded as ArticlePages to be rendered.
         cards = card_rows(articles.exclude(pk=featured_pk) if featured_pk else articles)
@@ -235,21 +286,12 @@ class ListingMixin:
             all_posts_count = page_of_posts.paginator.count if listed is None else listed
         elif blog_index:
             all_posts_count = listed_count(
-                (BlogIndexPage.__name__, blog_index.pk), ArticlePage.objects.listed().child_of(blog_index)
+                (BlogIndexPage.__name__, blog_index.pk), lambda: ArticlePage.objects.listed().child_of(blog_index)
             )
         else:
             all_posts_count = 0
         listing_offset = 0 if listed is None else listed - page_of_posts.paginator.count
-        return {
-            "blog_index": blog_index,
-            "featured_article": featured,
-            "all_posts_count": all_posts_count,
-            # Called by the template only when the cached topic navigation is missing.
-            "topics": blog_index.navigation_topics if blog_index else [],
-            "posts": page_of_posts,
-            "listing_offset": listing_offset,
-            "listing_total": page_of_posts.paginator.count + listing_offset,
-        }
+        return self._listing_context(blog_index, page_of_posts, featured, all_posts_count, listing_offset)
 
 
 class FeedRoutesMixin(RoutablePageMixin):
@@ -345,7 +387,9 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
     def featured_article_key(self) -> tuple[int | None, bool]:
         """``(pk, is_newest)`` of ``get_featured_article()``: its primary key (None without
         articles) and whether it is the newest article (no editors' choice in force). Remembered
-        for the cache generation (``home.caching.memo``): every listing page needs it."""
+        for the cache generation (``home.caching.memo``): every listing page needs it. Keyed by
+        the editors' choice too: a preview of a draft choosing another article is remembered
+        apart and never reaches readers."""
 
         def lookup():  # get_featured_article's choice, by primary keys only (no page instances)
             articles = ArticlePage.objects.listed().child_of(self)
@@ -354,11 +398,11 @@ class BlogIndexPage(FeedRoutesMixin, ListingMixin, BasePage):
             newest = articles.values_list("pk", flat=True).first()
             return (newest, True) if newest is not None else (None, False)
 
-        return memo.memoized(("featured-article", self.pk), lookup)
+        return memo.memoized(("featured-article", self.pk, self.featured_article_id), lookup)
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        context.update(self.listing_context(request, self, ArticlePage.objects.listed().child_of(self)))
+        context.update(self.listing_context(request, self, lambda: ArticlePage.objects.listed().child_of(self)))
         return context
 
     def navigation_topics(self) -> list:
@@ -451,9 +495,12 @@ class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
         blog_index = blog_index_at(self.path[: -self.steplen])
-        # This site's articles with the topic (another site's articles may carry it too).
-        articles = in_request_site(ArticlePage.objects.listed().filter(topics=self), request)
-        context.update(self.listing_context(request, blog_index, articles))
+        context.update(
+            # This site's articles with the topic (another site's articles may carry it too).
+            self.listing_context(
+                request, blog_index, lambda: in_request_site(ArticlePage.objects.listed().filter(topics=self), request)
+            )
+        )
         return context
 
 

@@ -30,12 +30,16 @@ EXPECTED_QUERIES = {
     # generation (blog.listings.add_card_relations: one union query for those not remembered,
     # none on this second request); ArticlePages, their relations and renditions are read only
     # for cards whose cached fragment is missing (blog.fragments.render_cards).
-    "home": 3,  # site, home page, latest cards
-    # routing (2), page of cards; an editors' featured article's row is remembered for the
-    # generation (blog.models.featured_card_row)
-    "blog index, page 1": 3,
-    "blog index, last page": 3,
-    "topic page": 3,  # routing (2), page of cards (featured: remembered)
+    # site, home page; which articles are the latest and their card rows are remembered for the
+    # generation, as a listing's (blog_tags.latest_articles); +2 on the first request of one
+    "home": 2,
+    # routing (2) only: what a page of a listing shows (its articles, the featured one, the
+    # counts) and the cards' rows with their topics and authors are remembered for the generation
+    # (blog.listings.remember_listing_page, remember_card_rows); the first request of a generation
+    # also reads the page of cards and their topics and authors (+2)
+    "blog index, page 1": 2,
+    "blog index, last page": 2,
+    "topic page": 2,
     # routing (2: the site, the home page). The article's own fragments (SEO head; header to author cards) are keyed by
     # version tokens (blog/fragments.py): its topics, authors and renditions are read only when
     # one is missing (+4; +1 more, the body, when the body's fragment or the outline is missing)

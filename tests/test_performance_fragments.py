@@ -165,8 +165,15 @@ def test_a_site_setting_re_renders_no_card(client, demo, fragments):
     chrome.save()
     fragments.clear()
     assert "Footer from the settings" in get(client, "/blog/")
-    # Only the site chrome, keyed by the cache generation (home/templatetags/chrome_tags.py).
-    assert sorted(set(fragments.stored)) == ["site-footer", "site-header-brand", "site-header-links", "topic-nav"]
+    # Only the site chrome and the listing's SEO head, keyed by the cache generation
+    # (home/templatetags/chrome_tags.py, blog_tags.listing_head_key).
+    assert sorted(set(fragments.stored)) == [
+        "listing-head",
+        "site-footer",
+        "site-header-brand",
+        "site-header-links",
+        "topic-nav",
+    ]
 
 
 def test_a_body_re_renders_when_what_it_refers_to_changes(client, demo, fragments):
@@ -300,9 +307,10 @@ def test_the_grid_fetches_renditions_only_for_cards_not_cached(client, demo, pat
 
 @pytest.mark.parametrize("path", ["/", "/blog/", "/blog/gpu-costs/", "article", "author"])
 def test_a_listing_reads_its_cached_cards_in_one_round_trip(client, demo, fragments, path):
-    """With every card cached, a listing's cards (and the featured card) come from one
-    ``get_many`` (``blog.fragments.render_cards``), not from one ``get`` per card; the page is the
-    same as when the cards were rendered."""
+    """With every card cached, a listing's grid of cards comes from one ``get`` of the grid
+    stored whole, keyed by its cards' keys, and the featured card from one ``get_many``
+    (``blog.fragments.render_cards``), not from one ``get`` per card; the page is the same as
+    when the cards were rendered."""
     if path == "article":
         path = demo.articles[0].url
     elif path == "author":
@@ -314,21 +322,38 @@ def test_a_listing_reads_its_cached_cards_in_one_round_trip(client, demo, fragme
     assert second == first
     assert fragments.stored == []
     assert [name for name in fragments.read if name in ("article-card", "featured-card")] == []
-    grid_reads = [names for names in fragments.read_many if "article-card" in names]
+    assert [names for names in fragments.read_many if "article-card" in names] == []
     if path == demo.articles[0].url:
         # The related posts are one fragment of their own (pages/article_page.html): their cards
         # are not even looked up while it is cached.
-        assert grid_reads == [] and len(cards(second)) > 0
+        assert "article-card-grid" not in fragments.read and len(cards(second)) > 0
     else:
-        assert len(grid_reads) == 1 and len(grid_reads[0]) == len(cards(second))
+        assert fragments.read.count("article-card-grid") == 1 and len(cards(second)) > 1
+
+
+def test_a_grid_is_stored_whole_and_a_changed_card_makes_a_new_grid(client, demo, fragments):
+    """The grid stored whole is keyed by its cards' keys: an edit to one card reads the others
+    with one ``get_many``, renders that card alone and stores the new grid."""
+    first = get(client, "/blog/")
+    assert fragments.count("article-card-grid") == 1
+    article = next(a for a in demo.articles if f"/{a.slug}/" in "".join(cards(first)))
+    article.title = "A title edited after the grid was stored"
+    article.save_revision().publish()
+    fragments.clear()
+    assert article.title in get(client, "/blog/")
+    assert fragments.count("article-card") == 1
+    assert fragments.count("article-card-grid") == 1
+    assert [len(names) for names in fragments.read_many if "article-card" in names] == [len(cards(first))]
 
 
 def test_a_card_missing_from_the_cache_is_rendered_and_stored_beside_prefetched_ones(client, demo, fragments):
-    """One card evicted: the other cards come from the listing's ``get_many``, the evicted one is
-    rendered and stored again (``blog.fragments.render_cards``); the page does not change."""
+    """One card evicted with the grid stored whole: the other cards come from the listing's
+    ``get_many``, the evicted one is rendered and stored again (``blog.fragments.render_cards``);
+    the page does not change."""
     fragments.clear()
     first = get(client, "/blog/")
     caches["default"].delete(next(key for key in fragments.stored_keys if ".article-card." in key))
+    caches["default"].delete(next(key for key in fragments.stored_keys if ".article-card-grid." in key))
     fragments.clear()
     assert get(client, "/blog/") == first
     assert fragments.count("article-card") == 1
@@ -388,8 +413,8 @@ def test_a_new_revision_gets_its_own_outline_and_previews_compute_theirs(client,
 
 def test_search_results_read_their_cached_cards_in_one_round_trip(client, demo, fragments, settings):
     """A search whose result cards are cached (keyed with their highlighted texts) prints them
-    from one ``get_many`` and fetches no renditions; the results cache is off, so the search
-    itself runs again."""
+    from one ``get_many`` (no grid stored whole: the search results cache holds the page) and
+    fetches no renditions; the results cache is off, so the search itself runs again."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -402,6 +427,7 @@ def test_search_results_read_their_cached_cards_in_one_round_trip(client, demo, 
     assert second == first
     assert fragments.stored == [] and "article-card" not in fragments.read
     assert [len(names) for names in fragments.read_many if "article-card" in names] == [len(cards(second))]
+    assert "article-card-grid" not in fragments.read
     assert not [query for query in queries.captured_queries if "siterendition" in query["sql"]]
 
 
@@ -525,3 +551,38 @@ def test_an_edit_re_renders_only_the_search_results_that_show_it(client, demo, f
     after = cards(get(client, path))
     assert fragments.count("article-card") == len(showing(after, affected)) > 0
     assert [card for card in after if card not in before] == showing(after, affected)
+
+
+@pytest.mark.parametrize("path", ["/blog/", "/blog/?page=2", "/blog/gpu-costs/"])
+def test_a_listing_renders_its_seo_head_once_per_generation(client, demo, fragments, path):
+    first = get(client, path)
+    assert fragments.count("listing-head") == 1
+    fragments.clear()
+    assert get(client, path) == first
+    assert fragments.stored == []
+    assert "listing-head" in fragments.read
+
+
+@pytest.mark.parametrize("change", ["search description", "site name", "social image"])
+def test_a_listing_head_shows_an_edit_at_the_next_request(client, demo, change):
+    topic = demo.topics["gpu-costs"]
+    for path in ("/blog/", topic.url):
+        get(client, path)
+    if change == "search description":
+        for page in (demo.blog, topic):
+            page.search_description = f"Edited description of {page.title}"
+            page.save_revision().publish()
+        expected = {"/blog/": demo.blog.search_description, topic.url: topic.search_description}
+    elif change == "site name":
+        site = Site.objects.get(is_default_site=True)
+        site.site_name = "Renamed site"
+        site.save()
+        expected = dict.fromkeys(("/blog/", topic.url), '<meta property="og:site_name" content="Renamed site">')
+    else:
+        image = ArticlePage.objects.live().first().image
+        for page in (demo.blog, topic):
+            page.social_image = image
+            page.save_revision().publish()
+        expected = dict.fromkeys(("/blog/", topic.url), '<meta property="og:image" content="')
+    for path, text in expected.items():
+        assert text in get(client, path), path

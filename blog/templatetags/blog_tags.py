@@ -40,13 +40,29 @@ def latest_articles(home, count):
     """The ``count`` newest articles under ``home`` (its site's articles only) that readers can
     see, as card rows with their topics and authors (``blog.listings.card_rows``,
     ``add_card_relations``: a list, empty when ``count`` is 0). The card grid loads and renders
-    only the cards missing from the fragment cache (``blog.fragments.render_cards``)."""
-    from blog.listings import add_card_relations, card_rows
+    only the cards missing from the fragment cache (``blog.fragments.render_cards``). Which
+    articles they are is remembered for the cache generation, and their rows by article, as a
+    listing's (``blog.listings.remember_listing_page``, ``remember_card_rows``): no query then."""
+    from blog.listings import (
+        add_card_relations,
+        card_rows,
+        recall_listing_page,
+        remember_card_rows,
+        remember_listing_page,
+        remembered_card_rows,
+    )
     from blog.models import ArticlePage
 
     if not count:
         return []
-    return add_card_relations(card_rows(ArticlePage.objects.listed().descendant_of(home))[:count])
+    key = ("latest", home.pk, count)
+    pks = recall_listing_page(key)
+    if pks is not memo.MISSING:
+        return remembered_card_rows(pks)
+    rows = add_card_relations(card_rows(ArticlePage.objects.listed().descendant_of(home))[:count])
+    remember_card_rows(rows)
+    remember_listing_page(key, tuple(row["pk"] for row in rows))
+    return rows
 
 
 def _blog_index(request, context=None):
@@ -167,6 +183,21 @@ def body_fragment_key(article, request=None) -> str:
     from blog.fragments import body_key
 
     return body_key(article, request)
+
+
+@register.simple_tag(takes_context=True)
+def listing_head_key(context) -> str:
+    """The key of a listing page's cached SEO head (``pages/blog_listing.html``): the site
+    chrome's key (the site, the cache generation: ``home.templatetags.chrome_tags``), the code
+    that renders it (``blog.fragments.LISTING_HEAD_VERSION``), the page and the page number (its
+    canonical URL). What the head shows (the page's titles, description and social image, its
+    ancestors, the site's name and root URL) changes only with a save that starts a new
+    generation. No query."""
+    from blog.fragments import LISTING_HEAD_VERSION
+    from home.templatetags.chrome_tags import chrome_fragment_key
+
+    page, number = context.get("page"), getattr(context.get("posts"), "number", 1)
+    return f"{chrome_fragment_key(context)}:{LISTING_HEAD_VERSION}:{page.pk if page else ''}:{number}"
 
 
 @register.simple_tag(takes_context=True)

@@ -2,7 +2,8 @@
 
 Pages need a few answers that are the same for every request until content changes: the tree
 paths under a view restriction, the next expiry time, the blog index at a path, a listing's
-count and featured article, the topic list, the editors' picks. ``memoized(key, build)`` keeps
+count and featured article, the topic list, the editors' picks, and (in groups bounded apart)
+the pages routes resolved to and what a listing's pages show. ``memoized(key, build)`` keeps
 each answer in this process until the page cache's *generation* token changes
 (``home.caching.page_cache``): every change a reader could see replaces the token
 (``home.caching.invalidation``), so these answers are invalidated by exactly the same events as
@@ -34,8 +35,10 @@ MAX_ENTRIES = 1000
 # Groups of keys that grow with the archive (one per page URL: ``home.models.HomePage.route``,
 # each holding a page's row, about 1 KB) have a bound of their own, so they never crowd out the
 # small lookups above; past it, pages are routed by Wagtail alone.
-# Article cards' topics and authors (about 200 bytes an article) too.
-GROUP_MAX_ENTRIES = {"routes": 10_000, "card-relations": 10_000}
+# Article cards' topics and authors (about 200 bytes an article: ``blog.listings.add_card_relations``),
+# the listings' card rows (one per article, about 2 KB) and pages (a page of cards' primary keys and
+# counts, about 0.3 KB: ``blog.listings``) grow with the archive too.
+GROUP_MAX_ENTRIES = {"routes": 10_000, "card-relations": 10_000, "card-rows": 5_000, "listing-pages": 10_000}
 
 _generation = contextvars.ContextVar("memo_generation", default=None)
 _lock = threading.Lock()

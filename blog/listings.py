@@ -232,8 +232,9 @@ def remember_card_rows(rows) -> None:
 def remembered_card_rows(pks) -> list[dict]:
     """Card rows with their relations (``card_rows``, ``add_card_relations``) of the articles
     ``pks`` (listed in this cache generation), in that order: copies of the rows remembered by
-    ``remember_card_rows``; the rows not remembered are read in two queries (rows, relations) and
-    remembered. An article with no row (deleted meanwhile) is left out."""
+    ``remember_card_rows``; the rows not remembered are read in one query (their relations from
+    ``add_card_relations``: remembered too, else one more) and remembered. An article with no
+    row (deleted meanwhile) is left out."""
     from .models import ArticlePage
 
     found = {pk: memo.recall(pk, group="card-rows") for pk in pks}

@@ -116,10 +116,14 @@ def check_every_output(client, article, topic, text: str):
         response = client.get(url)
         assert response.status_code == 200, (url, text)
         root = etree.fromstring(response.content)  # well-formed XML 1.0, or this raises
-        # A reader's parser accepts it too; its HTML clean-up of the twenty bodies is not what is
-        # checked here (and is most of its time), so it is left off.
-        parsed = feedparser.parse(response.content, sanitize_html=False, resolve_relative_uris=False)
-        assert not parsed.bozo, (url, text)
+        if url.startswith(topic.url):
+            # A reader's parser accepts it too. The topic's feeds are enough for that: the same
+            # feed classes write the article's entry as in the blog's feeds, and the channel
+            # title carries the text as well (feedparser reads the blog's twenty full bodies a
+            # character at a time: a third of this test's time). Its HTML clean-up is not what
+            # is checked here, so it is left off.
+            parsed = feedparser.parse(response.content, sanitize_html=False, resolve_relative_uris=False)
+            assert not parsed.bozo, (url, text)
         assert not XML_INVALID_CHARACTERS.search(response.content.decode())
         entries = [node for node in root.iter() if local_name(node) in ("item", "entry")]
         ours = [entry for entry in entries if squeeze(child_text(entry, "title")) == squeeze(f"Title {shown}")]

@@ -123,6 +123,7 @@ def make_layout_variants(blog, topic) -> dict:
         "type": "paragraph",
         "value": "<p>" + "Checkpoints keep the state of a run so it can move. " * 12 + "</p>",
     }
+    unbroken = "Logistics/support/administrative-" * 2 + "https://example.com/" + "x" * 10  # 96 characters
     long_body = []
     for n in range(6):
         long_body += [{"type": "heading", "value": {"text": f"Part {n + 1}", "level": "h2", "anchor": ""}}, paragraph]
@@ -148,11 +149,27 @@ def make_layout_variants(blog, topic) -> dict:
             False,
         ),
         "long, contents, wide table and code": ({"body": long_body}, True),
+        # Editors' text with words longer than a phone is wide (a URL, a compound, a path) in
+        # every field a reader page prints: title, summary, body, author name, role and bio.
+        "unbroken words in every field": (
+            {
+                "title": f"Layout: {unbroken}",
+                "summary": f"Summary {unbroken}",
+                "body": [{"type": "paragraph", "value": f"<p>Body {unbroken}</p>"}],
+                "authors": [
+                    AuthorFactory(
+                        name=f"Ada {unbroken[:60]}", slug="unbroken-words", role=unbroken, bio=f"Bio {unbroken}"
+                    )
+                ],
+            },
+            False,
+        ),
     }
     made = {
         name: (
             ArticlePageFactory(
-                parent=blog, title=f"Layout: {name}", summary=f"The {name} layout.", topics=[topic], **fields
+                parent=blog,
+                **{"title": f"Layout: {name}", "summary": f"The {name} layout.", "topics": [topic], **fields},
             ),
             has_toc,
         )

@@ -225,7 +225,11 @@ def make_reader_pages():
     blog = BlogIndexPage.objects.get()
     article = make_every_block_article(blog, TopicPage.objects.get(slug="gpu-costs"))
     variants = make_layout_variants(blog, TopicPage.objects.get(slug="gpu-costs"))
-    paths = {**reader_paths(article), **{f"article: {name}": variant.url for name, (variant, _) in variants.items()}}
+    paths = {
+        **reader_paths(article),
+        **{f"article: {name}": variant.url for name, (variant, _) in variants.items()},
+        "author with unbroken words": "/blog/authors/unbroken-words/",
+    }
     return article, variants, paths
 
 

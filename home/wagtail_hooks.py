@@ -1,9 +1,10 @@
 """Wagtail hooks of the home app: the ``exact-WxH`` image operation, the copy page view's
 check of its ``new_parent_page`` (every page type), rich text page links that lead readers only
-to pages they can open, the "Unavailable links" report, and autosaves collapsed in History."""
+to pages they can open, the "Unavailable links" report, autosaves collapsed in History, and
+reader pages that answer only the methods that read them."""
 
 from django.db import connection
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
 
 from wagtail import hooks
 from wagtail.images.image_operations import FilterOperation
@@ -31,6 +32,25 @@ class ExactSizeOperation(FilterOperation):
             return willow
         left, top = (width - new_width) // 2, (height - new_height) // 2
         return willow.crop((left, top, left + new_width, top + new_height))
+
+
+# What a page served by Wagtail (with its routes: feeds, author pages) answers. Wagtail's
+# ``serve`` gives the page to any method, so a DELETE or PUT that passed the CSRF check got a 200.
+READER_PAGE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+@hooks.register("before_serve_page")
+def only_reading_methods(page, request, serve_args, serve_kwargs):
+    """A 405 naming ``READER_PAGE_METHODS`` for any other method (POST, PUT, DELETE, PATCH, ...),
+    and for OPTIONS an empty 200 with that ``Allow`` header (RFC 9110, 9.3.7), before the page is
+    rendered. None (serve the page) for GET and HEAD."""
+    if request.method in ("GET", "HEAD"):
+        return None
+    if request.method == "OPTIONS":
+        response = HttpResponse()
+        response["Allow"] = ", ".join(READER_PAGE_METHODS)
+        return response
+    return HttpResponseNotAllowed(READER_PAGE_METHODS)
 
 
 @hooks.register("register_image_operations")

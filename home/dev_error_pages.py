@@ -6,8 +6,10 @@ only in dev settings, answers the views' ``Http404`` with the URLconf's 404 hand
 ``page_not_found``, our templates/404.html, unless ``handler404`` names another) and any other
 uncaught exception with its 500 handler (templates/500.html),
 after writing the traceback to the console. ``DEBUG_ERROR_PAGES=true`` in the environment brings
-Django's technical pages back. Permission and bad-request exceptions are left to Django, whose
-403/400 handling is the same with DEBUG on.
+Django's technical pages back. Permission and bad-request exceptions are left to Django: a 403
+is the site's page as in production, but with DEBUG on Django answers ``BadRequest`` and
+``SuspiciousOperation`` (an unknown Host, an over-size post) with its technical 400 page, raised
+before any view, where no middleware's ``process_exception`` sees them.
 """
 
 import logging
@@ -31,7 +33,8 @@ class SiteErrorPagesMiddleware:
     def process_exception(self, request, exception):
         if isinstance(exception, Http404):
             # Django logs "Not Found: <path>" for every 4xx response; the reason is for the developer.
-            logger.info("404 reason for %s: %s", request.path, exception)
+            # %r: the path and the reason may hold control characters (a %00 in the URL).
+            logger.info("404 reason for %r: %r", request.path, str(exception))
             return error_handler(404)(request, exception)
         if isinstance(exception, PermissionDenied | BadRequest | SuspiciousOperation):
             return None

@@ -210,6 +210,21 @@ def test_under_debug_a_missing_page_shows_the_sites_own_404(client, demo, caplog
     )
 
 
+@pytest.mark.parametrize("character", ["\x00", "\x1b", "\n", "\u202e"])
+def test_under_debug_the_404_reason_is_logged_without_raw_control_characters(db, caplog, character):
+    """The path and the reason are logged with ``%r``: a ``%00`` in a media URL wrote a NUL byte
+    into the console log (found by the new-user pass)."""
+    from home.dev_error_pages import SiteErrorPagesMiddleware
+
+    middleware = SiteErrorPagesMiddleware(lambda request: None)
+    request = RequestFactory().get(f"/media/a{character}b")
+    with caplog.at_level(logging.INFO, "django.request"):
+        response = middleware.process_exception(request, Http404(f'"/var/media/a{character}b" does not exist'))
+    assert response.status_code == 404
+    (reason,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("404 reason")]
+    assert character not in reason and "a" in reason
+
+
 def test_under_debug_a_crash_shows_the_sites_own_500_and_logs_the_traceback(caplog):
     from home.dev_error_pages import SiteErrorPagesMiddleware
 

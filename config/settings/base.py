@@ -437,10 +437,20 @@ DEMO_ILLUSTRATION_CACHE = os.environ.get("DEMO_ILLUSTRATION_CACHE")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        # Hostile requests (a Host not in ALLOWED_HOSTS, an over-size body, a failed CSRF check:
+        # Django's "django.security.*" loggers) are answered with a 4xx; anyone can send them, so
+        # they are logged as one warning per interval with a count, not a traceback each.
+        "security_console": {"class": "logging.StreamHandler", "filters": ["hostile_requests_once_per_interval"]},
+    },
     "filters": {
         # A Redis outage: one warning per interval, not a traceback per cache call (home/operations/log_throttle.py).
         "once_per_interval": {
+            "()": "home.operations.log_throttle.OncePerInterval",
+            "seconds": float(os.environ.get("OUTAGE_LOG_INTERVAL_SECONDS", "60")),
+        },
+        "hostile_requests_once_per_interval": {
             "()": "home.operations.log_throttle.OncePerInterval",
             "seconds": float(os.environ.get("OUTAGE_LOG_INTERVAL_SECONDS", "60")),
         },
@@ -448,6 +458,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django_redis.cache": {"filters": ["once_per_interval"]},
+        # A handler's filter (not a logger's) sees the records of every "django.security.<error>" child.
+        "django.security": {"handlers": ["security_console"], "propagate": False},
         # Django's default config gives "django" its own console handler; route it through ours
         # only, so each line prints once.
         "django": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO"), "propagate": False},

@@ -1,0 +1,131 @@
+"""Fully cold pages in process: this checkout against another commit, alternating (issue 14,
+section 2: "Everything cold (caches empty): no slower than today").
+
+For each checkout a child process serves the ``make bench`` SQLite database (``bench.py
+--prepare`` made it) with production settings and a cache folder of its own, and for every path
+empties every cache (``django.core.cache.caches``: pages, fragments, search results, rendition
+lookups, the site chrome; a new cache generation empties the per-process memo too) before each
+request, then times the request in CPU milliseconds (``time.process_time``, which a busy machine
+disturbs far less than the wall clock). Rounds alternate the checkouts; the median of each
+round's requests is printed, per path and checkout.
+
+Usage (from the project root, after ``make bench`` or ``bench.py --prepare``)::
+
+    python benchmarks/cold_pages.py --against b41f45e [--rounds 2] [--repeat 7]
+
+The other commit is checked out with ``git worktree add --detach`` in a temporary folder and
+removed at the end; each checkout's static files are collected into a temporary folder first
+(production settings read the manifest). Nothing else is written.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench import OUR_PATHS, WORK, our_env  # noqa: E402
+
+# The pages ``make bench`` measures (its blog index, topic page, article and search).
+PATHS = [OUR_PATHS[kind] for kind in ("blog index", "topic page", "article", "search")]
+
+# Run in the child, inside the checkout: JSON {path: [cpu ms, ...]} on stdout.
+CHILD = """
+import json, sys, time
+import django
+django.setup()
+from django.core.cache import caches
+from django.test import Client
+paths, repeat = json.loads(sys.argv[1]), int(sys.argv[2])
+client = Client()
+for path in paths:  # the first request of each path: imports, templates compiled, connections
+    client.get(path)
+timings = {}
+for path in paths:
+    timings[path] = []
+    for _ in range(repeat):
+        for alias in caches:
+            caches[alias].clear()
+        started = time.process_time()
+        response = client.get(path)
+        timings[path].append((time.process_time() - started) * 1000)
+        assert response.status_code == 200, (path, response.status_code)
+print(json.dumps(timings))
+"""
+
+
+def child_env(checkout: Path, folder: Path) -> dict:
+    """Production settings on the bench's SQLite database, with this checkout's own static files
+    and cache folder, every cache-related timing setting as ``make bench`` sets it."""
+    env = os.environ | our_env("sqlite")
+    env |= {
+        "CACHE_DIR": str(folder / "cache"),
+        "STATIC_ROOT": str(folder / "static"),
+        "PYTHONPATH": str(checkout),
+        "ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
+    }
+    return env
+
+
+def run(checkout: Path, folder: Path, repeat: int) -> dict:
+    """One round in a fresh child process: ``{path: [cpu ms, ...]}``."""
+    output = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(PATHS), str(repeat)],
+        cwd=checkout,
+        env=child_env(checkout, folder),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--against", required=True, help="the commit to compare with, e.g. b41f45e")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    if not (WORK / "ours.sqlite3").exists():
+        sys.exit(f"{WORK / 'ours.sqlite3'} is missing: run `python benchmarks/bench.py --prepare` first")
+    with tempfile.TemporaryDirectory(prefix="cold-pages-") as temporary:
+        temporary = Path(temporary)
+        other = temporary / "other"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(other), args.against], cwd=ROOT, check=True)
+        try:
+            checkouts = {"this checkout": (ROOT, temporary / "this"), args.against: (other, temporary / "against")}
+            for checkout, folder in checkouts.values():
+                folder.mkdir()
+                subprocess.run(
+                    [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+                    cwd=checkout,
+                    env=child_env(checkout, folder),
+                    check=True,
+                )
+            medians = {name: {path: [] for path in PATHS} for name in checkouts}
+            for _ in range(args.rounds):
+                for name, (checkout, folder) in checkouts.items():
+                    for path, timings in run(checkout, folder, args.repeat).items():
+                        medians[name][path].append(statistics.median(timings))
+            load = os.getloadavg()[0]
+            print(f"Fully cold, CPU ms per request, median of {args.repeat} per round, {args.rounds} rounds")
+            print(f"(alternating; 1-minute load average at the end {load:.1f}):\n")
+            print(f"| page | this checkout | {args.against} | ratio |")
+            print("|---|---:|---:|---:|")
+            for path in PATHS:
+                ours, theirs = medians["this checkout"][path], medians[args.against][path]
+                ratio = statistics.median(o / t for o, t in zip(ours, theirs, strict=True))
+                cells = [f"{min(v):.1f}-{max(v):.1f}" for v in (ours, theirs)]
+                print(f"| `{path}` | {cells[0]} | {cells[1]} | {ratio:.2f}× |")
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, check=False)
+
+
+if __name__ == "__main__":
+    main()

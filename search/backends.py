@@ -60,6 +60,18 @@ def facet_counts_sql(model, field_name, connection) -> tuple[str, tuple]:
     return counts.query.get_compiler(connection=connection).as_sql()
 
 
+def facets_sql(model, facet_fields, connection, template: str) -> tuple[str, list]:
+    """The summary statement's facet columns, with their params: ``template`` (the database's
+    JSON aggregate, with ``{column}`` and ``{counts}``) filled in for each of ``facet_fields``
+    with ``facet_counts_sql``, one after the other."""
+    sql, params = "", []
+    for name in facet_fields:
+        counts_sql, counts_params = facet_counts_sql(model, name, connection)
+        sql += template.format(column=connection.ops.quote_name(name), counts=counts_sql)
+        params.extend(counts_params)
+    return sql, params
+
+
 def by_pk(results) -> dict:
     """``{pk: result}`` of ``results``: model instances, or ``values()`` rows that include "pk"
     (the site search asks for card rows, ``blog.listings.card_rows``; Django's ``in_bulk`` takes

@@ -34,7 +34,7 @@ from wagtail.search.backends.database.postgres.postgres import (
 )
 from wagtail.search.query import PlainText
 
-from .backends import by_pk, facet_counts_sql, indexed_texts, with_indexed_text
+from .backends import by_pk, facets_sql, indexed_texts, with_indexed_text
 
 # Relevance for more matches than this is ranked in two steps (see ``_ordered_matches``): the
 # likeliest this many, five pages of twelve results, get Wagtail's full rank (each reads an
@@ -153,12 +153,8 @@ def _summarise(compiler, backend, head_size: int | None, facet_fields=()) -> _Su
     with _prefer_indexes(model) as alias:
         connection = connections[alias]
         matches_sql, params = positioned.query.get_compiler(connection=connection).as_sql()
-        facets_sql, facet_params = "", []
-        for name in facet_fields:
-            counts_sql, counts_params = facet_counts_sql(model, name, connection)
-            facets_sql += _FACET_SQL.format(column=connection.ops.quote_name(name), counts=counts_sql)
-            facet_params.extend(counts_params)
-        sql = _SUMMARY_SQL.format(matches=matches_sql, facets=facets_sql)
+        facet_columns, facet_params = facets_sql(model, facet_fields, connection, _FACET_SQL)
+        sql = _SUMMARY_SQL.format(matches=matches_sql, facets=facet_columns)
         with connection.cursor() as cursor:
             cursor.execute(sql, [*params, head_size, *facet_params])
             total, head, *facet_rows = cursor.fetchone()

@@ -26,7 +26,7 @@ from wagtail.search.backends.database.sqlite.sqlite import (
 from wagtail.search.query import MatchAll, Not, Phrase, PlainText
 from wagtail.search.utils import get_descendants_content_types_pks
 
-from .backends import by_pk, facet_counts_sql, indexed_texts, with_indexed_text
+from .backends import by_pk, facets_sql, indexed_texts, with_indexed_text
 from .models import AutocompleteIndexEntry
 
 # bm25() column weights, in the FTS5 table's column order (autocomplete, body, title): a title
@@ -271,14 +271,10 @@ def _summarise(compiler, backend, facet_fields=()) -> Summary | None:
     model = compiler.queryset.model
     connection = connections[compiler.queryset.db]
     matches_sql, params = positioned.query.get_compiler(connection=connection).as_sql()
-    facets_sql, facet_params = "", []
-    for name in facet_fields:
-        counts_sql, counts_params = facet_counts_sql(model, name, connection)
-        facets_sql += _FACET_SQL.format(column=connection.ops.quote_name(name), counts=counts_sql)
-        facet_params.extend(counts_params)
+    facet_columns, facet_params = facets_sql(model, facet_fields, connection, _FACET_SQL)
     with connection.cursor() as cursor:
         cursor.execute(
-            _SUMMARY_SQL.format(materialized=_MATERIALIZED, matches=matches_sql, facets=facets_sql),
+            _SUMMARY_SQL.format(materialized=_MATERIALIZED, matches=matches_sql, facets=facet_columns),
             [*params, SUMMARY_HEAD, *facet_params],
         )
         total, head, *facet_rows = cursor.fetchone()

@@ -219,28 +219,31 @@ def _card_relations(pks) -> dict:
     return relations
 
 
+# The memo group of each article's card row, without its relations (bounded in ``home.caching.memo``).
+CARD_ROWS = "card-rows"
+
+
 def remember_card_rows(rows) -> None:
-    """Remember each card row (``card_rows`` with ``add_card_relations``) by its article's primary
-    key for the cache generation (memo group "card-rows", read by ``remembered_card_rows``): what a
-    card shows (the article, its image, its topics' titles and paths, its live authors' names)
-    changes only with a save or publish of one of them, each of which starts a new generation."""
+    """Remember each card row (``card_rows``) by its article's primary key for the cache
+    generation (memo group "card-rows", read by ``remembered_card_rows``), without its topics and
+    authors, which ``add_card_relations`` remembers apart: what a card shows (the article, its
+    image) changes only with a save or publish, each of which starts a new generation."""
     for row in rows:
-        remembered = {**row, "topics": tuple(row["topics"]), "authors": tuple(row["authors"])}
-        memo.remember(row["pk"], remembered, group="card-rows")
+        memo.remember(row["pk"], {k: v for k, v in row.items() if k not in ("topics", "authors")}, group=CARD_ROWS)
 
 
 def remembered_card_rows(pks) -> list[dict]:
     """Card rows with their relations (``card_rows``, ``add_card_relations``) of the articles
     ``pks`` (listed in this cache generation), in that order: copies of the rows remembered by
-    ``remember_card_rows``; the rows not remembered are read in one query (their relations from
-    ``add_card_relations``: remembered too, else one more) and remembered. An article with no
-    row (deleted meanwhile) is left out."""
+    ``remember_card_rows``, the rows not remembered read in one query (and remembered), then
+    their relations (``add_card_relations``: remembered too, else one more query). An article
+    with no row (deleted meanwhile) is left out."""
     from .models import ArticlePage
 
-    found = {pk: memo.recall(pk, group="card-rows") for pk in pks}
+    found = {pk: memo.recall(pk, group=CARD_ROWS) for pk in pks}
     missing = [pk for pk, row in found.items() if row is memo.MISSING]
     if missing:
-        rows = add_card_relations(card_rows(ArticlePage.objects.filter(pk__in=missing)))
+        rows = list(card_rows(ArticlePage.objects.filter(pk__in=missing)))
         remember_card_rows(rows)
         found.update((row["pk"], row) for row in rows)
-    return [dict(found[pk]) for pk in pks if found[pk] is not memo.MISSING]
+    return add_card_relations(dict(found[pk]) for pk in pks if found[pk] is not memo.MISSING)

@@ -36,7 +36,7 @@ MAX_ENTRIES = 1000
 # each holding a page's row, about 1 KB) have a bound of their own, so they never crowd out the
 # small lookups above; past it, pages are routed by Wagtail alone.
 # Article cards' topics and authors (about 200 bytes an article: ``blog.listings.add_card_relations``),
-# the listings' card rows (one per article, about 2 KB) and pages (a page of cards' primary keys and
+# the listings' card rows (one per article, under 2 KB) and pages (a page of cards' primary keys and
 # counts, about 0.3 KB: ``blog.listings``) grow with the archive too.
 GROUP_MAX_ENTRIES = {"routes": 10_000, "card-relations": 10_000, "card-rows": 5_000, "listing-pages": 10_000}
 

@@ -60,6 +60,13 @@ def facet_counts_sql(model, field_name, connection) -> tuple[str, tuple]:
     return counts.query.get_compiler(connection=connection).as_sql()
 
 
+def is_filter_field(model, field_name: str) -> bool:
+    """Whether ``field_name`` (an attname, as ``facet()`` takes it) is one of ``model``'s
+    ``index.FilterField`` search fields, read through the public ``get_filterable_search_fields``:
+    only those can be faceted."""
+    return any(field.get_attname(model) == field_name for field in model.get_filterable_search_fields())
+
+
 def facets_sql(model, facet_fields, connection, template: str) -> tuple[str, list]:
     """The summary statement's facet columns, with their params: ``template`` (the database's
     JSON aggregate, with ``{column}`` and ``{counts}``) filled in for each of ``facet_fields``

@@ -34,7 +34,7 @@ from wagtail.search.backends.database.postgres.postgres import (
 )
 from wagtail.search.query import PlainText
 
-from .backends import by_pk, facets_sql, indexed_texts, with_indexed_text
+from .backends import by_pk, facets_sql, indexed_texts, is_filter_field, with_indexed_text
 
 # Relevance for more matches than this is ranked in two steps (see ``_ordered_matches``): the
 # likeliest this many, five pages of twelve results, get Wagtail's full rank (each reads an
@@ -221,7 +221,7 @@ class OnePassPostgresSearchResults(PostgresSearchResults):
 
         Computed with the count and the first page's keys when asked for before either."""
         compiler = self.query_compiler
-        if compiler._get_filterable_field(field_name) is None:
+        if not is_filter_field(compiler.queryset.model, field_name):
             raise FilterFieldError(
                 f'Cannot facet search results with field "{field_name}". Please add '
                 f"index.FilterField('{field_name}') to {compiler.queryset.model.__name__}.search_fields.",

@@ -26,7 +26,7 @@ from wagtail.search.backends.database.sqlite.sqlite import (
 from wagtail.search.query import MatchAll, Not, Phrase, PlainText
 from wagtail.search.utils import get_descendants_content_types_pks
 
-from .backends import by_pk, facets_sql, indexed_texts, with_indexed_text
+from .backends import by_pk, facets_sql, indexed_texts, is_filter_field, with_indexed_text
 from .models import AutocompleteIndexEntry
 
 # bm25() column weights, in the FTS5 table's column order (autocomplete, body, title): a title
@@ -348,7 +348,7 @@ class TitleWeightedSQLiteSearchResults(SQLiteSearchResults):
         """Counts of the matches per value of ``field_name`` (a FilterField), largest first.
         Computed with the count and the first keys in one statement (``_summarise``)."""
         compiler = self.query_compiler
-        if compiler._get_filterable_field(field_name) is None:
+        if not is_filter_field(compiler.queryset.model, field_name):
             return super().facet(field_name)  # Wagtail's FilterFieldError
         summary = _summary(compiler, self.backend, facet_fields=[field_name])
         if summary is not None:

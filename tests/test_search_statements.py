@@ -160,3 +160,21 @@ def test_sqlite_summary_without_the_materialized_hint_is_the_same(demo, monkeypa
     hinted = summary()
     monkeypatch.setattr(sqlite_backend, "_MATERIALIZED", "")  # SQLite before 3.35 has no hint
     assert summary() == hinted
+
+
+@pytest.mark.parametrize("field_name", ["summary", "body", "no_such_field", "topics__title", "", "pk; DROP TABLE x"])
+def test_a_field_that_is_not_a_filter_field_cannot_be_faceted(demo, field_name):
+    """Both backends refuse, as Wagtail does, to facet on anything but a FilterField
+    (``search.backends.is_filter_field``), before any statement runs."""
+    from wagtail.search.backends.base import FilterFieldError
+
+    results = _articles(demo).search("gpu")
+    with CaptureQueriesContext(connection) as queries, pytest.raises(FilterFieldError):
+        results.facet(field_name)
+    assert len(queries) == 0
+
+
+def test_filter_fields_can_be_faceted(demo):
+    results = _articles(demo).search("gpu")
+    assert sum(results.facet("topics").values()) >= 1
+    assert sum(_articles(demo).search("gpu").facet("date_published").values()) == results.count()

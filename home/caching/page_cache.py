@@ -21,9 +21,10 @@ that a change made in any process or on any machine is seen on the next one; the
 process has seen the request's host in this generation, no SQL query. Each process also keeps
 the entries it stored or read for the current generation in its own memory (``LocalPages``,
 ``PAGE_CACHE_LOCAL_BYTES``), so a page it served before is not read from the shared cache again
-(on the file-based cache that read was a file, decompressed and unpickled: the larger part of a
-hit's time, ``benchmarks/warm_hit.py``); a page it has not is read there (a second round trip)
-and kept.
+(on the file-based cache that read was a file, decompressed and unpickled: the largest single
+part of a hit's time, ``benchmarks/warm_hit.py``); a page it has not is read there (a second
+round trip) and kept. While the shared cache is unreachable no token is read, each request starts
+a generation of its own, and nothing kept is served: pages are rendered uncached, as before.
 """
 
 import hashlib
@@ -247,9 +248,7 @@ class PageCacheMiddleware:
                 if valid_until is not None and timezone.now() >= valid_until:
                     entry = None  # a page on it reached its expiry time (see ``next_expiry``)
                 if entry:
-                    response = HttpResponse(entry["content"], status=entry["status"])
-                    for name, value in entry["headers"]:
-                        response[name] = value
+                    response = HttpResponse(entry["content"], status=entry["status"], headers=entry["headers"])
                     return self._public(request, response, entry["etag"], "hit")
             response = self.get_response(request)
             # Read while the memo is in use: no query once per generation.

@@ -2,9 +2,14 @@
 reaches them on the next request; drafts never enter the cache. HTTP caching headers and CDN
 purges (Wagtail's frontend cache, with a recording backend)."""
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
+from pathlib import Path
 
 from django.core.cache import cache
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -14,11 +19,20 @@ from wagtail.models import Site
 import pytest
 import time_machine
 
+from home.caching.page_cache import (
+    ENTRY_OVERHEAD_BYTES,
+    GENERATION_KEY,
+    PAGE_KEY_PREFIX,
+    bump_generation,
+    local_pages,
+)
 from home.models import SiteChromeSettings
 
 from .factories import ArticlePageFactory, AuthorFactory, HomePageFactory
 
 pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class RecordingBackend(BaseBackend):
@@ -285,3 +299,121 @@ def test_two_sites_keep_their_own_copies(client, demo, forget_sites_afterwards):
     assert "Other site" in other.content.decode() and default.content != other.content
     assert client.get("/", HTTP_HOST="127.0.0.1")["X-Page-Cache"] == "hit"
     assert client.get("/", HTTP_HOST="localhost:1")["X-Page-Cache"] == "hit"
+
+
+# Kept in each process: a hit reads only the generation token from the shared cache ---------------
+
+
+class CountingCache(LocMemCache):
+    """The test cache, recording the keys read (``reads``, shared by every instance)."""
+
+    reads: list[str] = []
+
+    def get(self, key, default=None, version=None):
+        CountingCache.reads.append(key)
+        return super().get(key, default, version)
+
+    def get_many(self, keys, version=None):
+        CountingCache.reads.extend(keys)
+        return super().get_many(keys, version)
+
+    def has_key(self, key, version=None):
+        CountingCache.reads.append(key)
+        return super().has_key(key, version)
+
+
+@pytest.fixture
+def counting_cache(settings):
+    """The default cache counts its reads: ``read(client, path)`` of a hit, then ``reads()``."""
+    settings.CACHES = {**settings.CACHES, "default": {"BACKEND": f"{__name__}.CountingCache", "LOCATION": "counted"}}
+    cache.clear()
+    bump_generation()
+
+    def reads():
+        found, CountingCache.reads = CountingCache.reads, []
+        return found
+
+    yield reads
+    cache.clear()
+
+
+def test_a_hit_reads_only_the_generation_from_the_shared_cache(client, demo, counting_cache):
+    assert read(client, "/blog/")[1] == "miss"  # stored, and kept in this process
+    counting_cache()
+    assert read(client, "/blog/")[1] == "hit"
+    assert counting_cache() == [GENERATION_KEY]
+    # HEAD and a conditional GET are answered from the same copy.
+    etag = client.head("/blog/")["ETag"]
+    assert client.get("/blog/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert counting_cache() == [GENERATION_KEY, GENERATION_KEY]
+
+
+def test_a_page_another_process_stored_is_read_once_then_kept(client, demo, counting_cache):
+    read(client, "/blog/")
+    local_pages.clear()  # as in a process that has not served the page
+    counting_cache()
+    html, state = read(client, "/blog/")
+    generation, page = counting_cache()
+    assert state == "hit" and generation == GENERATION_KEY and page.startswith(PAGE_KEY_PREFIX)
+    counting_cache()
+    assert read(client, "/blog/") == (html, "hit") and counting_cache() == [GENERATION_KEY]
+
+
+def test_a_new_generation_in_the_shared_cache_is_seen_on_the_next_request(client, demo):
+    """Another process's publish replaces the token in the shared cache: this process never
+    hears of it but reads the token on every request, so its kept copies are not served."""
+    warm(client, "/blog/")
+    cache.set(GENERATION_KEY, "started-by-another-process", None)
+    assert read(client, "/blog/")[1] == "miss"
+    assert read(client, "/blog/")[1] == "hit"
+
+
+def test_a_publish_in_another_process_is_seen_on_the_next_request(client, demo, settings, tmp_path):
+    """As ``make run`` and gunicorn's workers share the file-based cache: another process (the
+    scheduler, another worker) publishes; this one's next request renders the page afresh."""
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(tmp_path / "default"),
+            "KEY_PREFIX": settings.DATABASE_CACHE_PREFIX,
+        },
+    }
+    bump_generation()
+    warm(client, "/blog/")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("REDIS", "DJANGO_SETTINGS"))}
+    env.update(CACHE_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings.dev")
+    script = "import django; django.setup(); from home.caching.page_cache import bump_generation; bump_generation()"
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, check=True)
+    assert read(client, "/blog/")[1] == "miss"
+    assert read(client, "/blog/")[1] == "hit"
+
+
+def test_the_copies_kept_stay_within_their_bound(client, demo, counting_cache, settings):
+    paths = ["/", "/blog/", "/blog/?page=2", "/blog/gpu-costs/"]
+    sizes = {path: len(client.get(path).content) for path in paths}  # the page cache is on: stored
+    # Room for the two largest pages with their headers, not for three of them.
+    settings.PAGE_CACHE_LOCAL_BYTES = sum(sorted(sizes.values())[-2:]) + 2 * ENTRY_OVERHEAD_BYTES + 2000
+    bump_generation()
+    for path in paths:
+        read(client, path)
+        read(client, path)
+        assert 0 < local_pages.size <= settings.PAGE_CACHE_LOCAL_BYTES
+    # The most recently served page is kept; the first one served was dropped for the later ones.
+    counting_cache()
+    assert read(client, paths[-1])[1] == "hit" and len(counting_cache()) == 1
+    assert read(client, paths[0])[1] == "hit" and len(counting_cache()) == 2
+    # A page larger than the whole bound is served from the shared cache, never kept.
+    settings.PAGE_CACHE_LOCAL_BYTES = min(sizes.values())
+    local_pages.clear()
+    for _ in range(2):
+        assert read(client, "/blog/")[1] == "hit" and len(counting_cache()) == 2
+    assert local_pages.size == 0
+
+
+def test_a_kept_copy_is_not_served_after_the_shared_cache_lets_the_page_go(client, demo, settings):
+    settings.PAGE_CACHE_SECONDS = 60
+    warm(client, "/blog/")
+    with time_machine.travel(timezone.now() + timedelta(seconds=61), tick=False):
+        assert read(client, "/blog/")[1] == "miss"
+        assert read(client, "/blog/")[1] == "hit"

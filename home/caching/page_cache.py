@@ -13,13 +13,25 @@ are rare next to reads and a cold page costs a few milliseconds and a fixed numb
 Which requests are cached: GET/HEAD without a session cookie (so never a logged-in editor), not
 under the admin or document URLs, and whose query string is empty or only ``?page=`` (so a search
 with a query is never cached). Which responses: 200s that set no cookie and did not use a CSRF
-token. A hit costs two cache round trips (the generation, then the page) and, once the process
-has seen the request's host in this generation, no SQL query. Pages are keyed on the root URL
-of the Wagtail site serving them (``canonical_host``), not on the raw ``Host`` header.
+token. Pages are keyed on the root URL of the Wagtail site serving them (``canonical_host``), not
+on the raw ``Host`` header.
+
+What a hit costs: one shared-cache read, the generation token, which is read on every request so
+that a change made in any process or on any machine is seen on the next one; then, once the
+process has seen the request's host in this generation, no SQL query. Each process also keeps
+the entries it stored or read for the current generation in its own memory (``LocalPages``,
+``PAGE_CACHE_LOCAL_BYTES``), so a page it served before is not read from the shared cache again
+(on the file-based cache that read was a file, decompressed and unpickled: the largest single
+part of a hit's time, ``benchmarks/warm_hit.py``); a page it has not is read there (a second
+round trip) and kept. While the shared cache is unreachable no token is read, each request starts
+a generation of its own, and nothing kept is served: pages are rendered uncached, as before.
 """
 
 import hashlib
+import threading
+import time
 import uuid
+from collections import OrderedDict
 
 from django.conf import settings
 from django.core.cache import cache
@@ -44,6 +56,72 @@ PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 ALLOWED_QUERY_PARAMETERS = {"page"}
 # Response headers never replayed from the cache.
 _NOT_STORED_HEADERS = {"set-cookie", "etag", "cache-control"}
+# Bytes counted for a kept entry beyond its content and headers (the dict, the key, the tuple):
+# an estimate, so the bound errs on the side of less memory.
+ENTRY_OVERHEAD_BYTES = 1024
+
+
+class LocalPages:
+    """Page entries (as stored in the shared cache) this process has stored or read, for one
+    generation: the least recently served are dropped first once their sizes (content, headers and
+    ``ENTRY_OVERHEAD_BYTES`` each) pass ``settings.PAGE_CACHE_LOCAL_BYTES``. An entry is kept only
+    until its ``expires_at`` (epoch seconds, when the shared cache lets it go), so a process never
+    serves a page longer than the shared cache would. Safe to share between threads."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._generation = None
+        self._entries = OrderedDict()  # page key -> (entry, bytes counted)
+        self._bytes = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes counted for the entries kept now."""
+        return self._bytes
+
+    def clear(self, generation: str | None = None) -> None:
+        """Forget every entry; keep entries for ``generation`` from now on (None: none until
+        ``get`` is asked for a generation)."""
+        with self._lock:
+            self._generation, self._entries, self._bytes = generation, OrderedDict(), 0
+
+    def get(self, key: str, generation: str) -> dict | None:
+        """The entry kept for page ``key`` in ``generation``, else None. Asked for another
+        generation than the one kept, forgets every entry first."""
+        with self._lock:
+            if self._generation != generation:
+                self._generation, self._entries, self._bytes = generation, OrderedDict(), 0
+                return None
+            kept = self._entries.get(key)
+            if kept is None:
+                return None
+            if kept[0]["expires_at"] <= time.time():
+                self._forget(key)
+                return None
+            self._entries.move_to_end(key)
+            return kept[0]
+
+    def put(self, key: str, entry: dict, generation: str) -> None:
+        """Keep ``entry`` (with ``expires_at``) for page ``key``, unless this process has moved
+        on from ``generation`` or the entry alone is larger than the bound."""
+        bound = settings.PAGE_CACHE_LOCAL_BYTES
+        size = ENTRY_OVERHEAD_BYTES + len(entry["content"]) + sum(len(n) + len(v) for n, v in entry["headers"])
+        with self._lock:
+            if self._generation != generation or size > bound:
+                return
+            self._forget(key)
+            while self._bytes + size > bound:
+                self._forget(next(iter(self._entries)))
+            self._entries[key] = (entry, size)
+            self._bytes += size
+
+    def _forget(self, key: str) -> None:
+        kept = self._entries.pop(key, None)
+        if kept is not None:
+            self._bytes -= kept[1]
+
+
+local_pages = LocalPages()
 
 
 def bump_generation() -> str:
@@ -51,6 +129,7 @@ def bump_generation() -> str:
     token = uuid.uuid4().hex
     cache.set(GENERATION_KEY, token, None)
     memo.generation_changed(token)
+    local_pages.clear(token)
     return token
 
 
@@ -124,6 +203,17 @@ def public_cache_control() -> str:
     )
 
 
+def _shared_entry(key: str, generation: str) -> dict | None:
+    """The entry the shared cache holds for page ``key`` if it was stored in ``generation`` (then
+    also kept in this process: ``local_pages``), else None."""
+    entry = cache.get(key)
+    if not entry or entry["generation"] != generation:
+        return None
+    if "expires_at" in entry:  # stored by an older release without it: not kept
+        local_pages.put(key, entry, generation)
+    return entry
+
+
 def _etag(content: bytes) -> str:
     return quote_etag(hashlib.md5(content, usedforsecurity=False).hexdigest())
 
@@ -153,14 +243,12 @@ class PageCacheMiddleware:
             if seconds:
                 # The key needs the request's site, which the memo (begun above) keeps per host.
                 key = page_key(request)
-                entry = cache.get(key)
+                entry = local_pages.get(key, generation) or _shared_entry(key, generation)
                 valid_until = entry.get("valid_until") if entry else None
                 if valid_until is not None and timezone.now() >= valid_until:
                     entry = None  # a page on it reached its expiry time (see ``next_expiry``)
-                if entry and entry["generation"] == generation:
-                    response = HttpResponse(entry["content"], status=entry["status"])
-                    for name, value in entry["headers"]:
-                        response[name] = value
+                if entry:
+                    response = HttpResponse(entry["content"], status=entry["status"], headers=entry["headers"])
                     return self._public(request, response, entry["etag"], "hit")
             response = self.get_response(request)
             # Read while the memo is in use: no query once per generation.
@@ -179,8 +267,11 @@ class PageCacheMiddleware:
                 "content": response.content,
                 "etag": etag,
                 "valid_until": valid_until,
+                # When the shared cache lets the entry go: a copy kept in memory goes then too.
+                "expires_at": time.time() + seconds,
             }
             cache.set(key, entry, seconds)
+            local_pages.put(key, entry, generation)
         return self._public(request, response, etag, "miss" if seconds else None)
 
     @staticmethod

@@ -5,7 +5,7 @@ Usage (with the benchmark's environment: ``DJANGO_SETTINGS_MODULE=config.setting
 ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``, ``STATIC_ROOT`` after collectstatic, and
 ``REDIS_URL`` or ``CACHE_DIR`` for the cache under test):
 
-    python benchmarks/warm_hit.py [--requests N] [--rounds N] [--profile KIND] [--sort tottime]
+    python benchmarks/warm_hit.py [--requests N] [--rounds N] [--gzip] [--profile KIND] [--sort tottime]
 
 Each path is requested until it is a hit (the static file: a 200), then ``--rounds`` times
 ``--requests`` requests are timed per path, alternating paths, by this process's CPU time
@@ -13,6 +13,9 @@ Each path is requested until it is a hit (the static file: a 200), then ``--roun
 clock). Printed: the median CPU microseconds per request of each path and each page's rate as a
 share of the static file's (the inverse ratio of their CPU times). ``--profile KIND`` (a page
 name below or ``static``) adds a cProfile of that path's requests, timed by CPU.
+
+``--gzip`` sends ``Accept-Encoding: gzip, deflate, br`` as browsers do (wrk and ``make bench`` send
+none): WhiteNoise then serves the static file's ``.gz`` copy and hits are compressed.
 
 A response body is consumed as gunicorn consumes it: an iterable is joined; a file WhiteNoise
 hands back through ``wsgi.file_wrapper`` is sent with ``os.sendfile`` (to ``/dev/null``).
@@ -44,13 +47,16 @@ PAGES = {
     "article": "/blog/the-fleets-real-yield-metric-is-tokens-per-gigabyte-of-vram/",
 }
 HOST = "127.0.0.1"
+# Set by --gzip: what a browser sends.
+ACCEPT_ENCODING = {}
 _devnull = os.open(os.devnull, os.O_WRONLY)
 
 
 def environ_for(path: str) -> dict:
-    """A WSGI environ as gunicorn builds it for ``GET path`` from wrk (no Accept-Encoding)."""
+    """A WSGI environ as gunicorn builds it for ``GET path`` from wrk (no Accept-Encoding unless
+    ``--gzip``)."""
     path, _, query = path.partition("?")
-    return {
+    return ACCEPT_ENCODING | {
         "REQUEST_METHOD": "GET",
         "SCRIPT_NAME": "",
         "PATH_INFO": path,
@@ -117,12 +123,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--gzip", action="store_true", help="send Accept-Encoding: gzip as browsers do")
     parser.add_argument("--profile", help="a page name or 'static': cProfile its requests")
     parser.add_argument("--sort", default="tottime")
     parser.add_argument("--top", type=int, default=30)
     args = parser.parse_args()
 
-    paths = {"static": static_path(), **PAGES}
+    paths = {"static": static_path(), **PAGES}  # found in the plain home page
+    if args.gzip:
+        ACCEPT_ENCODING["HTTP_ACCEPT_ENCODING"] = "gzip, deflate, br"
     for name, path in paths.items():
         for _ in range(3):
             status, headers = request(path)

@@ -2,16 +2,19 @@
 reaches them on the next request; drafts never enter the cache. HTTP caching headers and CDN
 purges (Wagtail's frontend cache, with a recording backend)."""
 
+import gzip
 import os
 import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
 
+import django.middleware.gzip
 from django.core.cache import cache
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.management import call_command
 from django.utils import timezone
+from django.utils.text import compress_string
 
 from wagtail.contrib.frontend_cache.backends import BaseBackend
 from wagtail.models import Site
@@ -93,6 +96,51 @@ def test_gzip_for_html(client, demo):
     response = client.get("/blog/", HTTP_ACCEPT_ENCODING="gzip")
     assert response["Content-Encoding"] == "gzip"
     assert "Accept-Encoding" in response["Vary"]
+
+
+@pytest.mark.parametrize("accept", ["gzip", "gzip, deflate, br, zstd", "br;q=1.0, gzip;q=0.8", "x-gzip"])
+@pytest.mark.parametrize("path", ["/blog/", "/", "/blog/gpu-costs/"])
+def test_a_gzip_hit_is_the_page_compressed_once(client, demo, path, accept, monkeypatch):
+    """A browser that takes gzip gets, on a hit, what GZipMiddleware gave it on the miss: the
+    same page compressed, ``Vary: Accept-Encoding``, the ETag made weak (and a 304 for it); the
+    page is compressed once per process and generation, not on every hit."""
+    from home.caching import page_cache
+
+    plain = client.get(path)
+    miss = client.get(path, HTTP_ACCEPT_ENCODING=accept)
+    assert (plain["X-Page-Cache"], miss["X-Page-Cache"]) == ("miss", "hit")
+    # Every compression from now on, ours or GZipMiddleware's.
+    compressions = []
+
+    def counted(content, **options):
+        compressions.append(len(content))
+        return compress_string(content, **options)
+
+    monkeypatch.setattr(page_cache, "compress_string", counted)
+    monkeypatch.setattr(django.middleware.gzip, "compress_string", counted)
+    hits = [client.get(path, HTTP_ACCEPT_ENCODING=accept) for _ in range(3)]
+    assert compressions == []  # the first gzip hit above compressed it, once
+    for hit in [miss, *hits]:
+        assert hit["Content-Encoding"] == "gzip" and "Accept-Encoding" in hit["Vary"]
+        assert gzip.decompress(hit.content) == plain.content
+        assert hit["ETag"] == "W/" + plain["ETag"]
+        assert int(hit["Content-Length"]) == len(hit.content)
+    not_modified = client.get(path, HTTP_ACCEPT_ENCODING=accept, HTTP_IF_NONE_MATCH=hits[0]["ETag"])
+    assert not_modified.status_code == 304
+    # A browser that takes no gzip still gets the page as it is, from the same entry.
+    for accept in ("", "identity", "br", "deflate"):
+        identity = client.get(path, HTTP_ACCEPT_ENCODING=accept)
+        assert identity.content == plain.content and not identity.has_header("Content-Encoding")
+
+
+def test_a_gzip_hit_in_a_new_generation_is_compressed_afresh(client, demo):
+    first = client.get("/blog/", HTTP_ACCEPT_ENCODING="gzip")
+    client.get("/blog/", HTTP_ACCEPT_ENCODING="gzip")
+    AuthorFactory(name="Zed Newcomer")  # any change readers could see starts a generation
+    assert client.get("/blog/", HTTP_ACCEPT_ENCODING="gzip")["X-Page-Cache"] == "miss"
+    hit = client.get("/blog/", HTTP_ACCEPT_ENCODING="gzip")
+    assert hit["X-Page-Cache"] == "hit" and gzip.decompress(hit.content) == client.get("/blog/").content
+    assert first.status_code == 200
 
 
 @pytest.mark.parametrize(

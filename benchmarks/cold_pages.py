@@ -9,9 +9,14 @@ request, then times the request in CPU milliseconds (``time.process_time``, whic
 disturbs far less than the wall clock). Rounds alternate the checkouts; the median of each
 round's requests is printed, per path and checkout.
 
+``--warm`` times the other state instead: the full-page cache and the search results cache off
+(``PAGE_CACHE_SECONDS=0 SEARCH_RESULTS_CACHE_SECONDS=0``, as ``make bench``'s "cold" column),
+every fragment and the memo warm from the requests before (``make bench``'s fragments-warm
+target), to show a change to the cold path left the warm one alone.
+
 Usage (from the project root, after ``make bench`` or ``bench.py --prepare``)::
 
-    python benchmarks/cold_pages.py --against b41f45e [--rounds 2] [--repeat 7]
+    python benchmarks/cold_pages.py --against b41f45e [--rounds 2] [--repeat 7] [--warm]
 
 The other commit is checked out with ``git worktree add --detach`` in a temporary folder and
 removed at the end; each checkout's static files are collected into a temporary folder first
@@ -42,7 +47,7 @@ import django
 django.setup()
 from django.core.cache import caches
 from django.test import Client
-paths, repeat = json.loads(sys.argv[1]), int(sys.argv[2])
+paths, repeat, cold = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "cold"
 client = Client()
 for path in paths:  # the first request of each path: imports, templates compiled, connections
     client.get(path)
@@ -50,7 +55,7 @@ timings = {}
 for path in paths:
     timings[path] = []
     for _ in range(repeat):
-        for alias in caches:
+        for alias in caches if cold else ():
             caches[alias].clear()
         started = time.process_time()
         response = client.get(path)
@@ -60,9 +65,10 @@ print(json.dumps(timings))
 """
 
 
-def child_env(checkout: Path, folder: Path) -> dict:
+def child_env(checkout: Path, folder: Path, warm: bool = False) -> dict:
     """Production settings on the bench's SQLite database, with this checkout's own static files
-    and cache folder, every cache-related timing setting as ``make bench`` sets it."""
+    and cache folder, every cache-related timing setting as ``make bench`` sets it (``warm``: the
+    full-page and search results caches off, as its fragments-warm column)."""
     env = os.environ | our_env("sqlite")
     env |= {
         "CACHE_DIR": str(folder / "cache"),
@@ -70,15 +76,18 @@ def child_env(checkout: Path, folder: Path) -> dict:
         "PYTHONPATH": str(checkout),
         "ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
     }
+    if warm:
+        env |= {"PAGE_CACHE_SECONDS": "0", "SEARCH_RESULTS_CACHE_SECONDS": "0"}
     return env
 
 
-def run(checkout: Path, folder: Path, repeat: int) -> dict:
-    """One round in a fresh child process: ``{path: [cpu ms, ...]}``."""
+def run(checkout: Path, folder: Path, repeat: int, warm: bool = False) -> dict:
+    """One round in a fresh child process: ``{path: [cpu ms, ...]}`` (``warm``: fragments warm,
+    no cache emptied)."""
     output = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(PATHS), str(repeat)],
+        [sys.executable, "-c", CHILD, json.dumps(PATHS), str(repeat), "warm" if warm else "cold"],
         cwd=checkout,
-        env=child_env(checkout, folder),
+        env=child_env(checkout, folder, warm),
         capture_output=True,
         text=True,
         check=True,
@@ -91,6 +100,7 @@ def main() -> None:
     parser.add_argument("--against", required=True, help="the commit to compare with, e.g. b41f45e")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--warm", action="store_true", help="fragments warm, full-page cache off, instead of cold")
     args = parser.parse_args()
     if not (WORK / "ours.sqlite3").exists():
         sys.exit(f"{WORK / 'ours.sqlite3'} is missing: run `python benchmarks/bench.py --prepare` first")
@@ -111,10 +121,11 @@ def main() -> None:
             medians = {name: {path: [] for path in PATHS} for name in checkouts}
             for _ in range(args.rounds):
                 for name, (checkout, folder) in checkouts.items():
-                    for path, timings in run(checkout, folder, args.repeat).items():
+                    for path, timings in run(checkout, folder, args.repeat, args.warm).items():
                         medians[name][path].append(statistics.median(timings))
             load = os.getloadavg()[0]
-            print(f"Fully cold, CPU ms per request, median of {args.repeat} per round, {args.rounds} rounds")
+            state = "Fragments warm, full-page cache off" if args.warm else "Fully cold"
+            print(f"{state}, CPU ms per request, median of {args.repeat} per round, {args.rounds} rounds")
             print(f"(alternating; 1-minute load average at the end {load:.1f}):\n")
             print(f"| page | this checkout | {args.against} | ratio |")
             print("|---|---:|---:|---:|")

@@ -2,21 +2,24 @@
 place cards are rendered.
 
 Cards (``components/article_card.html``, ``components/featured_article.html``) are rendered by
-``render_cards`` and an article's body (``pages/article_page.html``) by Wagtail's
-``{% wagtailcache %}`` tag (Wagtail's "Template fragment caching" docs); neither reads nor writes
-the cache in previews and reviewer links (both set ``request.is_preview``). A change to anything
-a fragment shows makes a new key and the old fragment is never read again (it expires from the
-cache); nothing is deleted on publish.
+``render_card_groups`` (``render_cards`` for one group) and an article's body
+(``pages/article_page.html``) by Wagtail's ``{% wagtailcache %}`` tag (Wagtail's "Template
+fragment caching" docs); neither reads nor writes the cache in previews and reviewer links (both
+set ``request.is_preview``). A change to anything a fragment shows makes a new key and the old
+fragment is never read again (it expires from the cache); nothing is deleted on publish.
 
 - A card: the article (id, live revision, URL path, the fields the card prints, its alt text and
   the image description it may come from), its image (id, file hash, focal point), its topics'
   titles and tree paths and its live authors' names. Listings and search take these from a
   ``values()`` row (``blog.listings.card_rows``, ``add_card_relations``: no model instance), other
   callers from an ArticlePage with its card relations prefetched (``article_card_row``); both
-  give the same key. ``render_cards`` computes each key once, reads the grid stored whole (keyed
-  by its cards' keys) in one ``get``, else every card of it in one round trip (``get_many``),
-  loads and renders only the missing ones (``prefetch_cards``) and stores them in one
-  ``set_many`` and the grid whole, under ``make_template_fragment_key`` keys.
+  give the same key. ``render_card_groups`` takes every group of cards a page shows (a
+  listing's featured card and its grid), computes each key once, reads the grids stored whole
+  (keyed by their cards' keys) and the other cards in one round trip (``get_many``), the cards of
+  a grid not found whole in one more, loads and renders the missing ones of every group in one
+  batch (their ArticlePages in one query, their renditions in one more; topics and authors from
+  the rows) and stores them and the grids whole in one ``set_many``, under
+  ``make_template_fragment_key`` keys.
 - A body: the article's live revision and version token, and the version tokens of the pages
   and images its blocks refer to (``home.caching.fragments``), because rich-text links print
   their target's URL (or plain text once it is unpublished) and figures their image's renditions.
@@ -42,10 +45,12 @@ cache); nothing is deleted on publish.
 """
 
 import hashlib
+from collections import namedtuple
 from dataclasses import dataclass
 
 from django.core.cache import caches
 from django.core.cache.utils import make_template_fragment_key
+from django.db.models import CharField, Value, prefetch_related_objects
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
@@ -56,7 +61,7 @@ import pygments
 
 from home.caching import fragments, memo
 
-from .listings import CARD_FIELDS, prefetch_cards
+from .listings import CARD_FIELDS
 
 # Change this when code outside ``_RENDERING_FILES`` changes what a fragment prints.
 FRAGMENT_VERSION = "1"
@@ -120,7 +125,8 @@ def article_card_row(article, relations: bool = True) -> dict:
     """An ArticlePage (its image loaded) as a card row (``blog.listings.card_rows``), with
     ``"article"``: the instance itself, rendered if its fragment is missing. ``relations``: take
     ``"topics"`` and ``"authors"`` from its prefetched relations (``prefetch_cards``); else add
-    them with ``blog.listings.add_card_relations``."""
+    them with ``blog.listings.add_card_relations`` (one query for any number of rows, none for
+    those remembered in the cache generation)."""
     image = article.image
     row = {
         "pk": article.pk,
@@ -219,6 +225,27 @@ CARD_TEMPLATES = {
 }
 
 
+@dataclass(frozen=True)
+class CardGroup:
+    """Cards shown one way on a page, for ``render_card_groups``: ``cards`` (card rows with their
+    relations, or ArticlePages with their card relations prefetched) rendered with
+    ``CARD_TEMPLATES[name]``; for grid cards ("article-card") ``heading_level``, the first card's
+    image loaded eagerly when ``first_eager``, and a search result's highlighted ``texts`` (one
+    ``(title, summary, excerpt)`` per card)."""
+
+    cards: list
+    name: str = "article-card"
+    heading_level: int = 3
+    first_eager: bool = False
+    texts: list[tuple] | None = None
+
+
+# What a card prints of its topics and authors (``components/article_card.html``): from the card
+# row, so rendering a card reads neither relation again.
+CardTopic = namedtuple("CardTopic", "pk title path")
+CardAuthor = namedtuple("CardAuthor", "pk name")
+
+
 def render_cards(
     request,
     cards,
@@ -228,85 +255,146 @@ def render_cards(
     first_eager: bool = False,
     texts: list[tuple] | None = None,
 ) -> list[SafeString]:
-    """The HTML of each card in ``cards`` (card rows with their relations, or ArticlePages with
-    their card relations prefetched), in order, rendered with ``CARD_TEMPLATES[name]`` ("" for an
-    article deleted since its row was read).
+    """The HTML of each card in ``cards``, in order ("" for an article deleted since its row was
+    read): ``render_card_groups`` with one ``CardGroup`` of these arguments."""
+    return render_card_groups(request, [CardGroup(list(cards), name, heading_level, first_eager, texts)])[0]
+
+
+def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString]]:
+    """The HTML of each group's cards, in order (one list per group; "" for an article deleted
+    since its row was read), every group of the page in one batch.
 
     Each card is a cached fragment, keyed by what it shows (``card_key``) and how it is shown
-    (``name``; for grid cards the image's ``loading``, eager for the first card when
-    ``first_eager``, ``heading_level`` and the search result's highlighted ``texts``: one
-    ``(title, summary, excerpt)`` per card). A grid of two or more cards without ``texts`` is
-    also stored whole under its cards' keys and read with one ``get``; else all of them are read
-    in one cache round trip (``get_many``); only the missing ones are rendered, from ArticlePage instances (rows are
-    loaded in one query, their topics, authors and image renditions in one query each), and
-    stored in one ``set_many``, then the grid whole. Previews and reviewer links (``request.is_preview``) and renders
-    without a request neither read nor write the cache, as Wagtail's ``{% wagtailcache %}``.
+    (the group's ``name``, and for grid cards the image's ``loading``, ``heading_level`` and the
+    highlighted ``texts``). A group of two or more cards without ``texts`` (a listing's grid) is
+    also stored whole under its cards' keys. Reads: one ``get_many`` of every group's whole grid
+    and of the other groups' cards; for a grid not found whole, one more ``get_many`` of its
+    cards. Only the cards missing then are rendered, all groups' together: their ArticlePage rows
+    in one query and their images' renditions in one more (topics and authors come from the card
+    rows), stored with the grids in one ``set_many``. Previews and reviewer links
+    (``request.is_preview``) and renders without a request neither read nor write the cache, as
+    Wagtail's ``{% wagtailcache %}``.
     """
-    rows = [card if isinstance(card, dict) else article_card_row(card) for card in cards]
-    if not rows:
-        return []
+    rows = [[card if isinstance(card, dict) else article_card_row(card) for card in group.cards] for group in groups]
+    if not any(rows):
+        return [[] for _ in groups]
     site_root = _site_root(request)
-    keys = []
-    for index, row in enumerate(rows):
-        vary_on = [_card_key(row, site_root)]
-        if name == "article-card":
-            loading = "eager" if first_eager and index == 0 else "lazy"
-            vary_on += [loading, heading_level, *(texts[index] if texts else ("", "", ""))]
-        keys.append(make_template_fragment_key(name, vary_on))
+    keys = [_presentation_keys(group, group_rows, site_root) for group, group_rows in zip(groups, rows, strict=True)]
     cached = request is not None and not getattr(request, "is_preview", False)
     # A listing's grid of cards is also stored whole, keyed by its cards' keys: one read of one
     # entry instead of one per card (a file each on the file-based cache). Not search results:
     # their cards are per query already, and the search results cache holds the page.
-    whole = cached and len(keys) > 1 and not texts
-    grid_key = make_template_fragment_key(f"{name}-grid", [_digest(keys)]) if whole else None
-    if grid_key is not None:
-        grid = _fragment_cache().get(grid_key)
-        if isinstance(grid, list) and len(grid) == len(keys):
-            return [mark_safe(html) for html in grid]  # noqa: S308 - as below
-    # A copy: django-redis answers a failed get_many (Redis down) with one shared dict, which
-    # adding the rendered cards to would hand them to every later failed read (renditions too).
-    found = dict(_fragment_cache().get_many(keys)) if cached else {}
-    missing = [index for index, key in enumerate(keys) if key not in found]
+    grid_keys = [
+        make_template_fragment_key(f"{group.name}-grid", [_digest(group_keys)])
+        if cached and len(group_keys) > 1 and not group.texts
+        else None
+        for group, group_keys in zip(groups, keys, strict=True)
+    ]
+    found, whole = {}, set()
+    if cached:
+        first = []
+        for grid_key, group_keys in zip(grid_keys, keys, strict=True):
+            first += [grid_key] if grid_key else group_keys
+        # A copy: django-redis answers a failed get_many (Redis down) with one shared dict, which
+        # adding the rendered cards to would hand them to every later failed read (renditions too).
+        found = dict(_fragment_cache().get_many(first))
+        for grid_key, group_keys in zip(grid_keys, keys, strict=True):
+            grid = found.pop(grid_key, None) if grid_key else None
+            if isinstance(grid, list) and len(grid) == len(group_keys):
+                found.update(zip(group_keys, grid, strict=True))
+                whole.add(grid_key)
+        unread = [
+            key
+            for grid_key, group_keys in zip(grid_keys, keys, strict=True)
+            if grid_key and grid_key not in whole
+            for key in group_keys
+        ]
+        if unread:
+            found.update(_fragment_cache().get_many(unread))
+    missing = [
+        (group_index, index)
+        for group_index, group_keys in enumerate(keys)
+        for index, key in enumerate(group_keys)
+        if key not in found
+    ]
+    new = {}
     if missing:
-        rendered = _render_missing(request, name, rows, missing, heading_level, first_eager, texts)
-        new = {keys[index]: html for index, html in zip(missing, rendered, strict=True) if html is not None}
-        if cached and new:
-            _fragment_cache().set_many(new, fragments.FRAGMENT_SECONDS)
+        rendered = _render_missing(request, groups, rows, missing)
+        new = {
+            keys[group_index][index]: html
+            for (group_index, index), html in zip(missing, rendered, strict=True)
+            if html is not None
+        }
         found.update(new)
-    if grid_key is not None and all(key in found for key in keys):
-        _fragment_cache().set(grid_key, [found[key] for key in keys], fragments.FRAGMENT_SECONDS)
+    if cached:
+        for grid_key, group_keys in zip(grid_keys, keys, strict=True):
+            if grid_key and grid_key not in whole and all(key in found for key in group_keys):
+                new[grid_key] = [found[key] for key in group_keys]
+        if new:
+            _fragment_cache().set_many(new, fragments.FRAGMENT_SECONDS)
     # The fragments are HTML this site rendered (stored as rendered, never from readers' input).
-    return [mark_safe(found.get(key, "")) for key in keys]  # noqa: S308
+    return [[mark_safe(found.get(key, "")) for key in group_keys] for group_keys in keys]  # noqa: S308
 
 
-def _render_missing(request, name, all_rows, indexes, heading_level, first_eager, texts) -> list[str | None]:
+def _presentation_keys(group: CardGroup, rows: list[dict], site_root: str) -> list[str]:
+    """The cache key of each card of ``group``: what it shows and how."""
+    keys = []
+    for index, row in enumerate(rows):
+        vary_on = [_card_key(row, site_root)]
+        if group.name == "article-card":
+            loading = "eager" if group.first_eager and index == 0 else "lazy"
+            vary_on += [loading, group.heading_level, *(group.texts[index] if group.texts else ("", "", ""))]
+        keys.append(make_template_fragment_key(group.name, vary_on))
+    return keys
+
+
+def _render_missing(request, groups, rows, missing) -> list[str | None]:
+    """The HTML of the cards ``missing`` (``(group index, card index)`` pairs), None for an
+    article deleted since its row was read: the ArticlePages not given in one query, their
+    images' renditions in one more."""
     from .models import ArticlePage
 
-    rows = [all_rows[index] for index in indexes]
-    to_load = [row["pk"] for row in rows if "article" not in row]
+    wanted = [rows[group_index][index] for group_index, index in missing]
+    to_load = {row["pk"] for row in wanted if "article" not in row}
     loaded = ArticlePage.objects.defer_streamfields().select_related("image").in_bulk(to_load) if to_load else {}
-    articles = [row["article"] if "article" in row else loaded.get(row["pk"]) for row in rows]
-    prefetch_cards([article for article in articles if article is not None])
-    template = get_template(CARD_TEMPLATES[name])
+    articles = [row["article"] if "article" in row else loaded.get(row["pk"]) for row in wanted]
+    images = [article.image for article in articles if article is not None and article.image is not None]
+    if images:
+        prefetch_related_objects(images, "renditions")
+    templates = {}
     html = []
-    for article, index in zip(articles, indexes, strict=True):
+    for (group_index, index), row, article in zip(missing, wanted, articles, strict=True):
         if article is None:  # deleted since its row was read: no card (and nothing stored)
             html.append(None)
             continue
+        group = groups[group_index]
+        if group.name not in templates:
+            templates[group.name] = get_template(CARD_TEMPLATES[group.name])
         # The request in the context (for {% pageurl %}), not as render()'s argument: the cards
         # use no context processor, and running them for each card cost more than the card.
-        context = {"article": article, "request": request}
-        if name == "article-card":
-            title, summary, excerpt = texts[index] if texts else ("", "", "")
+        context = {"article": article, "request": request, **card_relations(row)}
+        if group.name == "article-card":
+            title, summary, excerpt = group.texts[index] if group.texts else ("", "", "")
             context |= {
-                "loading": "eager" if first_eager and index == 0 else "lazy",
-                "heading_level": heading_level,
+                "loading": "eager" if group.first_eager and index == 0 else "lazy",
+                "heading_level": group.heading_level,
                 "card_title": title,
                 "card_summary": summary,
                 "card_excerpt": excerpt,
             }
-        html.append(template.render(context))
+        html.append(templates[group.name].render(context))
     return html
+
+
+def card_relations(row: dict) -> dict:
+    """``{"topics": [CardTopic], "authors": [CardAuthor]}`` of a card row, in the order a card
+    prints them (topics in tree order, authors by name, as their models order them)."""
+    return {
+        "topics": [CardTopic(*topic) for topic in sorted(row["topics"], key=lambda topic: (topic[2], topic[0]))],
+        "authors": [
+            CardAuthor(*author) for author in sorted(row["authors"], key=lambda author: (author[1], author[0]))
+        ],
+    }
 
 
 def _fragment_cache():
@@ -351,17 +439,21 @@ def _state_keys(article, outline) -> list[str]:
 
 
 def _compute_outline(article, page_version: str) -> dict:
-    """The outline of ``article`` as stored in the database (three queries and a walk over the body)."""
+    """The outline of ``article`` as stored in the database (two queries: the body's references,
+    and its topic and author ids in one union; and a walk over the body)."""
     relations = type(article)
+    topics = relations.topics.through.objects.filter(articlepage_id=article.pk)
+    authors = relations.authors.through.objects.filter(articlepage_id=article.pk)
+    linked = {"topic": [], "author": []}
+    for kind, pk in topics.values_list(Value("topic", CharField()), "topicpage_id").union(
+        authors.values_list(Value("author", CharField()), "author_id"), all=True
+    ):
+        linked[kind].append(pk)
     return {
         **article.body_outline,
         "reference_keys": _reference_keys(article),
-        "topic_ids": sorted(
-            relations.topics.through.objects.filter(articlepage_id=article.pk).values_list("topicpage_id", flat=True)
-        ),
-        "author_ids": sorted(
-            relations.authors.through.objects.filter(articlepage_id=article.pk).values_list("author_id", flat=True)
-        ),
+        "topic_ids": sorted(linked["topic"]),
+        "author_ids": sorted(linked["author"]),
         "page_version": page_version,
     }
 

@@ -42,7 +42,7 @@ from home.public_pages import exclude_private, in_request_site
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
 from .forms import ArticlePageForm, AuthorForm
-from .fragments import PAGE_CODE_VERSION, article_state
+from .fragments import PAGE_CODE_VERSION, article_card_row, article_state
 from .listings import (
     CARD_FIELDS,
     CARD_PREFETCHES,
@@ -171,24 +171,25 @@ def blog_index_at(path: str):
 
 
 def featured_card_row(pk: int) -> dict | None:
-    """The card row of the featured article ``pk`` (``blog.listings.card_rows``, with its
-    relations), or None if it is not listed; remembered for the cache generation
-    (``home.caching.memo``): every page of a listing shows it, and anything its card shows (the
-    article, its image, topics and authors) starts a new generation when it changes. Its expiry
-    time is remembered with it: an article whose ``expire_at`` passes leaves the listings at once,
-    before ``publish_scheduled`` unpublishes it (which starts the next generation)."""
+    """The card row of the featured article ``pk`` (``blog.listings.card_rows``, without its
+    topics and authors: the listing adds them with its cards' in one query), a copy, or None if
+    it is not listed; remembered for the cache generation (``home.caching.memo``): every page of
+    a listing shows it, and anything its card shows (the article, its image, topics and authors)
+    starts a new generation when it changes. Its expiry time is remembered with it: an article
+    whose ``expire_at`` passes leaves the listings at once, before ``publish_scheduled``
+    unpublishes it (which starts the next generation)."""
 
     def build():
         row = card_rows(ArticlePage.objects.listed().filter(pk=pk)).values(*CARD_FIELDS, "expire_at").first()
         if row is None:
             return None, None
         expire_at = row.pop("expire_at")
-        return add_card_relations([row])[0], expire_at
+        return row, expire_at
 
     row, expire_at = memo.memoized(("featured-card-row", pk), build)
-    if expire_at is not None and expire_at <= timezone.now():
+    if row is None or (expire_at is not None and expire_at <= timezone.now()):
         return None
-    return row
+    return dict(row)
 
 
 class ListingMixin:
@@ -197,6 +198,10 @@ class ListingMixin:
     A listing page defines ``listed_articles()``: the ``ArticlePage.objects.listed()`` queryset
     of the articles it shows.
     """
+
+    # The heading level of the listing's cards (``pages/blog_listing.html``), below the page's own
+    # headings: the blog index's listing heading is an h2, a topic page's title its h1.
+    card_heading_level = 3
 
     def listed_articles(self):
         raise NotImplementedError
@@ -277,9 +282,10 @@ class ListingMixin:
             ]
         else:
             page_of_posts.object_list = list(page_of_posts.object_list)
-        add_card_relations([*page_of_posts.object_list, *([featured] if featured else [])])
         if featured_pk and page_of_posts.number == 1 and featured is None:  # shown on page 1 only
             featured = featured_card_row(featured_pk)
+        # The cards' and the featured card's topics and authors in one query.
+        add_card_relations([*page_of_posts.object_list, *([featured] if featured else [])])
         # Every article of the listing; without a featured article, the cards are all of them.
         listed = listed_count((type(self).__name__, self.pk), articles) if featured_pk else None
         if blog_index == self:
@@ -487,6 +493,8 @@ class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
     template = "pages/topic_page.html"
     api_fields = [APIField("intro")]
     meta_description_fallbacks = ("intro",)
+
+    card_heading_level = 2
 
     def listed_articles(self):
         """Every article on this topic that readers can see, newest first."""
@@ -848,9 +856,11 @@ class ArticlePage(BasePage):
             self.body_outline = self.fragment_state.outline
 
         def related_articles():
-            related = list(self.get_related_articles())
-            prefetch_cards(related, renditions_for=[])  # the grid fetches renditions not cached
-            return related
+            # Card rows with the instances (rendered if their fragment is missing) and their
+            # topics and authors (remembered for the generation, else one query).
+            return add_card_relations(
+                article_card_row(article, relations=False) for article in self.get_related_articles()
+            )
 
         context["related_articles"] = related_articles
         context["adjacent_articles"] = self.get_adjacent_articles

@@ -307,10 +307,10 @@ def test_the_grid_fetches_renditions_only_for_cards_not_cached(client, demo, pat
 
 @pytest.mark.parametrize("path", ["/", "/blog/", "/blog/gpu-costs/", "article", "author"])
 def test_a_listing_reads_its_cached_cards_in_one_round_trip(client, demo, fragments, path):
-    """With every card cached, a listing's grid of cards comes from one ``get`` of the grid
-    stored whole, keyed by its cards' keys, and the featured card from one ``get_many``
-    (``blog.fragments.render_cards``), not from one ``get`` per card; the page is the same as
-    when the cards were rendered."""
+    """With every card cached, a listing's grid of cards comes from the grid stored whole, keyed
+    by its cards' keys, read with the featured card in one ``get_many``
+    (``blog.fragments.render_card_groups``), not from one ``get`` per card; the page is the same
+    as when the cards were rendered."""
     if path == "article":
         path = demo.articles[0].url
     elif path == "author":
@@ -321,14 +321,18 @@ def test_a_listing_reads_its_cached_cards_in_one_round_trip(client, demo, fragme
     second = get(client, path)
     assert second == first
     assert fragments.stored == []
-    assert [name for name in fragments.read if name in ("article-card", "featured-card")] == []
-    assert [names for names in fragments.read_many if "article-card" in names] == []
+    card_names = ("article-card", "featured-card", "article-card-grid")
+    assert [name for name in fragments.read if name in card_names] == []
+    card_reads = [names for names in fragments.read_many if set(names) & set(card_names)]
     if path == demo.articles[0].url:
         # The related posts are one fragment of their own (pages/article_page.html): their cards
         # are not even looked up while it is cached.
-        assert "article-card-grid" not in fragments.read and len(cards(second)) > 0
+        assert card_reads == [] and len(cards(second)) > 0
     else:
-        assert fragments.read.count("article-card-grid") == 1 and len(cards(second)) > 1
+        featured_shown = bool(featured(second))
+        assert featured_shown == (path in ("/blog/", "/blog/gpu-costs/"))
+        assert card_reads == [["article-card-grid", *(["featured-card"] if featured_shown else [])]]
+        assert len(cards(second)) > 1
 
 
 def test_a_grid_is_stored_whole_and_a_changed_card_makes_a_new_grid(client, demo, fragments):
@@ -586,3 +590,74 @@ def test_a_listing_head_shows_an_edit_at_the_next_request(client, demo, change):
         expected = dict.fromkeys(("/blog/", topic.url), '<meta property="og:image" content="')
     for path, text in expected.items():
         assert text in get(client, path), path
+
+
+# A listing whose cards are missing from the cache (every cache emptied, or cards evicted) loads
+# and renders them in one batch (blog.fragments.render_card_groups): the featured card's with
+# the grid's, their ArticlePage rows in one query and their images' renditions in one more, their
+# topics and authors from the card rows the listing read already.
+
+
+def article_rows_loaded(queries) -> list[str]:
+    """The queries that build ArticlePage instances (their page columns), not card rows or counts."""
+    return [
+        query["sql"]
+        for query in queries.captured_queries
+        if '"blog_articlepage"' in query["sql"] and '"wagtailcore_page"."translation_key"' in query["sql"]
+    ]
+
+
+def relation_prefetches(queries) -> list[str]:
+    return [query["sql"] for query in queries.captured_queries if "_prefetch_related_val" in query["sql"]]
+
+
+def renditions_read(queries) -> list[str]:
+    return [query["sql"] for query in queries.captured_queries if "siterendition" in query["sql"]]
+
+
+@pytest.mark.parametrize("path", ["/blog/", "/blog/gpu-costs/"])
+def test_a_cold_listing_renders_the_featured_card_and_the_grid_in_one_batch(client, demo, article_instances, path):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    get(client, path)  # renditions made
+    caches["default"].clear()
+    article_instances.built.clear()
+    with CaptureQueriesContext(connection) as queries:
+        html = get(client, path)
+    shown = grid_and_featured(html)
+    assert featured(html) and len(shown) > 2
+    assert len(article_rows_loaded(queries)) == 1
+    assert len(renditions_read(queries)) == 1
+    assert relation_prefetches(queries) == []  # topics and authors come from the card rows
+    # Each card's article built once, none for the listing's own rows.
+    assert sorted(article_instances.built) == sorted(set(article_instances.built))
+    assert len(article_instances.built) == len(shown)
+
+
+@pytest.mark.parametrize("path", ["/blog/", "/blog/gpu-costs/", "/", "author"])
+def test_a_listings_queries_are_the_same_however_many_cards_are_missing(client, demo, fragments, path):
+    """One card evicted or every card (and the featured one): the same queries, two more than
+    with every card cached (the missing cards' ArticlePage rows, their renditions)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if path == "author":
+        path = f"/blog/authors/{demo.articles[0].authors.first().slug}/"
+    fragments.clear()
+    first = get(client, path)
+    card_keys = [key for key in fragments.stored_keys if ".article-card." in key or ".featured-card." in key]
+    grid_keys = [key for key in fragments.stored_keys if ".article-card-grid." in key]
+    assert len(card_keys) == len(grid_and_featured(first)) > 2 and len(grid_keys) == 1
+    with CaptureQueriesContext(connection) as warm:
+        get(client, path)
+    counts = {}
+    for evicted in (card_keys[:1], card_keys[: len(card_keys) // 2], card_keys):
+        caches["default"].delete_many([*evicted, *grid_keys])
+        fragments.clear()
+        with CaptureQueriesContext(connection) as queries:
+            assert get(client, path) == first
+        assert fragments.count("article-card") + fragments.count("featured-card") == len(evicted)
+        assert len(article_rows_loaded(queries)) == len(renditions_read(queries)) == 1
+        counts[len(evicted)] = len(queries)
+    assert set(counts.values()) == {len(warm) + 2}, counts

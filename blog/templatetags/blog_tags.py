@@ -201,26 +201,36 @@ def listing_head_key(context) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def article_cards(context, articles, first_eager=False, heading_level=None) -> list:
-    """``{% article_cards articles first_eager heading_level as cards %}``: the HTML of each card
-    of ``articles`` (card rows or ArticlePages, as ``components/card_grid.html`` takes them), the
-    cached ones read in one round trip, the others rendered and stored
-    (``blog.fragments.render_cards``)."""
+def article_cards(context, articles, first_eager=False, heading_level=None, rendered=None) -> list:
+    """``{% article_cards articles first_eager heading_level rendered as cards %}``: the HTML of
+    each card of ``articles`` (card rows or ArticlePages, as ``components/card_grid.html`` takes
+    them), the cached ones read in one round trip, the others rendered and stored
+    (``blog.fragments.render_cards``); ``rendered`` as it is when the page rendered them already
+    (``listing_cards``)."""
     from blog.fragments import render_cards
 
+    if isinstance(rendered, list):  # a variable the template lacks resolves to "", not None
+        return rendered
     return render_cards(
         context.get("request"), articles, first_eager=bool(first_eager), heading_level=heading_level or 3
     )
 
 
 @register.simple_tag(takes_context=True)
-def featured_card(context, article):
-    """The featured card (``components/featured_article.html``) of ``article`` (a card row or an
-    ArticlePage), cached as grid cards are (``blog.fragments.render_cards``)."""
-    from blog.fragments import render_cards
+def listing_cards(context, featured, articles, heading_level=3) -> dict:
+    """``{% listing_cards featured articles heading_level as cards %}``: ``{"featured": the
+    featured card's HTML (components/featured_article.html; "" without ``featured``), "grid":
+    [each card's HTML of ``articles``]}`` (card rows or ArticlePages, as
+    ``components/card_grid.html`` takes them), rendered in one batch
+    (``blog.fragments.render_card_groups``): on a cold listing the featured card and the grid's
+    cards are loaded and rendered together."""
+    from blog.fragments import CardGroup, render_card_groups
 
-    html = render_cards(context.get("request"), [article], name="featured-card")
-    return html[0] if html else ""
+    groups = [CardGroup(list(articles or []), heading_level=heading_level or 3)]
+    if featured:
+        groups.append(CardGroup([featured], name="featured-card"))
+    html = render_card_groups(context.get("request"), groups)
+    return {"grid": html[0], "featured": html[1][0] if featured and html[1] else ""}
 
 
 @register.simple_tag(takes_context=True)

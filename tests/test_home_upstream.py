@@ -163,3 +163,59 @@ def test_our_picture_tag_parses_its_filters_once():
     ]
     assert all(a is b for a, b in zip(first, second, strict=True))
     assert all(f.operations is ops for f, ops in zip(second, operations, strict=True))
+
+
+def count_folder_listings(monkeypatch) -> list:
+    """Every directory listing from now on (``os.scandir``, which ``glob`` and ``os.listdir``'s
+    callers in the cache use), as the listed paths."""
+    import os
+
+    listed = []
+    scandir = os.scandir
+
+    def counted(path="."):
+        listed.append(str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counted)
+    return listed
+
+
+def test_django_file_cache_still_lists_its_folder_on_every_write(tmp_path, monkeypatch):
+    """Django's ``FileBasedCache.set`` still lists the whole folder each time (ticket #29994);
+    once it does not, delete ``SparselyCulledFileBasedCache`` and use Django's backend."""
+    from django.core.cache.backends.filebased import FileBasedCache
+
+    cache = FileBasedCache(str(tmp_path), {"OPTIONS": {"MAX_ENTRIES": 1000}})
+    cache.set("first", 1)
+    listed = count_folder_listings(monkeypatch)
+    for number in range(20):
+        cache.set(f"key-{number}", number)
+    assert listed.count(str(tmp_path)) >= 20
+
+
+@pytest.mark.parametrize("check_every", [1, 7, 50])
+def test_our_file_cache_lists_its_folder_once_every_n_writes_and_still_culls(tmp_path, monkeypatch, check_every):
+    """The folder is listed once per ``CULL_CHECK_WRITES`` writes (1: on every write, as Django
+    does), and the number of files stays within ``MAX_ENTRIES`` plus the writes between checks."""
+    from home.upstream.django import SparselyCulledFileBasedCache
+
+    options = {"MAX_ENTRIES": 300, "CULL_CHECK_WRITES": check_every}
+    cache = SparselyCulledFileBasedCache(str(tmp_path), {"OPTIONS": options})
+    listed = count_folder_listings(monkeypatch)
+    most = 0
+    for number in range(1000):
+        cache.set(f"key-{number}", number)
+        most = max(most, sum(1 for _ in tmp_path.glob("*.djcache")))
+    checks = listed.count(str(tmp_path)) - 1000  # less this test's own listings
+    assert 1000 // check_every <= checks <= 1000 // check_every + 1
+    assert 300 <= most <= 300 + check_every  # culled, and never far past the bound
+    assert cache.get("key-999") == 999  # the last write is kept
+
+
+def test_our_file_cache_refuses_a_check_interval_below_one(tmp_path):
+    from home.upstream.django import SparselyCulledFileBasedCache
+
+    for bad in (0, -5):
+        with pytest.raises(ValueError, match="CULL_CHECK_WRITES"):
+            SparselyCulledFileBasedCache(str(tmp_path), {"OPTIONS": {"CULL_CHECK_WRITES": bad}})

@@ -45,7 +45,7 @@ def test_redis_url_selects_redis_and_turns_the_page_cache_on():
 def test_without_redis_one_machines_processes_share_a_file_cache_and_pages_are_cached(tmp_path):
     values = production_settings(CACHE_DIR=str(tmp_path))
     for alias in ("default", "renditions"):
-        assert values["caches"][alias]["BACKEND"] == "django.core.cache.backends.filebased.FileBasedCache"
+        assert values["caches"][alias]["BACKEND"] == "home.upstream.django.SparselyCulledFileBasedCache"
         assert values["caches"][alias]["LOCATION"] == str(tmp_path / alias)
     assert values["page"] == 600
     assert values["cdn"] == {}

@@ -508,9 +508,10 @@ def search_backends() -> dict:
 
 WAGTAILSEARCH_BACKENDS = search_backends()
 
-# Caching (home/caching/page_cache.py, home/caching/invalidation.py). Local memory by default; production
-# uses Redis when REDIS_URL is set. "renditions" is Wagtail's image rendition cache.
-# The embedded default: Django's file-based cache under CACHE_DIR (default var/cache/), which every
+# Caching (home/caching/page_cache.py, home/caching/invalidation.py). "renditions" is Wagtail's
+# image rendition cache. The embedded default: Django's file-based cache under CACHE_DIR (default
+# var/cache/; it counts its files to cull once every 50 writes, not on every write:
+# home/upstream/django.py), which every
 # process on the machine shares (web workers, the scheduler, `make run`'s server), so the page
 # cache and its invalidation work without Redis. production.py switches to Redis when REDIS_URL
 # is set (several machines). MAX_ENTRIES: Django culls a third of the files past it (default 300,
@@ -523,13 +524,13 @@ DATABASE_CACHE_PREFIX = hashlib.sha256(
 ).hexdigest()[:12]
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "BACKEND": "home.upstream.django.SparselyCulledFileBasedCache",
         "LOCATION": str(CACHE_DIR / "default"),
         "KEY_PREFIX": DATABASE_CACHE_PREFIX,
         "OPTIONS": {"MAX_ENTRIES": 20_000},
     },
     "renditions": {
-        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "BACKEND": "home.upstream.django.SparselyCulledFileBasedCache",
         "LOCATION": str(CACHE_DIR / "renditions"),
         "KEY_PREFIX": DATABASE_CACHE_PREFIX,
         "TIMEOUT": 60 * 60 * 24 * 7,

@@ -24,6 +24,8 @@ from django.utils import timezone
 from wagtail.locks import ScheduledForPublishLock
 from wagtail.signals import init_new_page
 
+from home.page_forms import LATEST_SHOWABLE
+
 from .forms import article_problems
 
 # The time of day a new article from the calendar goes live, in the site's time zone.
@@ -121,6 +123,10 @@ def move_schedule(page, day: date, user):
     go_live_at = day_start(day, current.time())
     if go_live_at <= timezone.now():
         raise MoveRefused("Choose a day in the future: a schedule in the past would publish at once.")
+    if go_live_at >= LATEST_SHOWABLE:
+        raise MoveRefused(
+            "Choose an earlier day: a time at the end of the calendar cannot be shown in every time zone."
+        )
     draft = scheduled.as_object()
     if draft.expire_at and draft.expire_at <= go_live_at:
         raise MoveRefused(

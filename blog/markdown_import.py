@@ -57,6 +57,7 @@ from blog.blocks import CODE_LANGUAGES, ArticleBodyBlock
 from blog.footnotes import FOOTNOTE_LABEL, FOOTNOTES_PLACE
 from blog.mathml import INLINE_MATH, needs_dollar_escape
 from blog.models import SUMMARY_MAX_LENGTH, ArticlePage, Author, BlogIndexPage, TopicPage
+from home.page_forms import EARLIEST_SHOWABLE, LATEST_SHOWABLE
 
 # Limits on what one import reads: far above a long article (the demo's longest is 30 KB) and a
 # blog's images, small enough that a hostile upload cannot fill memory or disk. Our own figures;
@@ -1003,6 +1004,11 @@ def _import_one(source, report, parent, topic, user, update, dry_run, batch_slug
         if name == "date_published" and existing and page.date_published and page.live:
             continue  # a live article keeps the date readers saw
         setattr(page, name, value)
+    if page.date_published and not EARLIEST_SHOWABLE <= page.date_published < LATEST_SHOWABLE:
+        raise MarkdownImportError(
+            f"date {page.date_published.date().isoformat()}: a time at either end of the calendar cannot be shown "
+            "in every time zone; give a date between 0001-01-02 and 9999-12-29"
+        )
     if card_image is not None:
         page.image = card_image
     page.body = body

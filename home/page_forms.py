@@ -1,8 +1,9 @@
 """The editor's forms for every page type, snippet and site setting of the site.
 
 ``SitePageForm`` (``BasePage.base_form_class``) removes control characters from text
-(``home.text_cleaning``), refuses a page slug that makes no URL (``home.slugs``) and clears a
-carried-out expiry instead of refusing it, and judges "changed" as the revisions compare view
+(``home.text_cleaning``), refuses a page slug that makes no URL (``home.slugs``) and a time
+some time zone cannot show (``EARLIEST_SHOWABLE``, ``LATEST_SHOWABLE``), clears a carried-out
+expiry instead of refusing it, and judges "changed" as the revisions compare view
 does (see ``SitePageForm.has_changed``); ``SiteModelForm`` (snippets, site settings) removes
 control characters.
 
@@ -15,8 +16,10 @@ would expire the page again at once); an expiry the editor types or changes to a
 still refused by Wagtail's own check.
 """
 
+import datetime
 import re
 
+from django import forms
 from django.utils import timezone
 
 from wagtail.admin.forms import WagtailAdminModelForm, WagtailAdminPageForm
@@ -28,6 +31,16 @@ from .slugs import slug_for, slug_problem
 from .text_cleaning import CleanTextFormMixin
 
 LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
+
+# Times every editor's time zone can show: UTC offsets reach 14 hours (Pacific/Kiritimati), and a
+# time within that of Python's first or last datetime cannot be converted for display, so an
+# editor's "9999-12-31 23:59" made the Articles listing a 500 for everyone east of UTC.
+EARLIEST_SHOWABLE = datetime.datetime(1, 1, 2, tzinfo=datetime.UTC)
+LATEST_SHOWABLE = datetime.datetime(9999, 12, 30, tzinfo=datetime.UTC)
+UNSHOWABLE_TIME = (
+    "Enter a date between 0001-01-02 and 9999-12-29: "
+    "a time at either end of the calendar cannot be shown in every time zone."
+)
 
 
 class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
@@ -57,6 +70,10 @@ class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
         ):
             self.cleaned_data["expire_at"] = None
         cleaned_data = super().clean()
+        for name, field in self.fields.items():
+            value = cleaned_data.get(name) if isinstance(field, forms.DateTimeField) else None
+            if value is not None and not EARLIEST_SHOWABLE <= value < LATEST_SHOWABLE:
+                self.add_error(name, UNSHOWABLE_TIME)
         if "slug" in self.fields and "slug" not in self.errors:
             slug = cleaned_data.get("slug") or slug_for(cleaned_data.get("title", ""))
             problem = slug_problem(slug)

@@ -7,7 +7,9 @@ a number; Wagtail's sitemap views hand each section the request. A section reads
 only, so its pages need no ``specific()`` pass.
 """
 
+import dataclasses
 from functools import cache
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
@@ -18,7 +20,7 @@ from django.views.decorators.http import require_safe
 
 from wagtail.contrib.sitemaps import Sitemap
 from wagtail.contrib.sitemaps import views as sitemap_views
-from wagtail.models import Page, get_page_models
+from wagtail.models import Page, Site, get_page_models
 
 from .page_numbers import page_number
 from .public_pages import exclude_private
@@ -75,8 +77,27 @@ def page_type_sitemaps() -> dict[str, type[PageTypeSitemap]]:
 @require_safe
 def index(request):
     """``/sitemap.xml``: the sitemap index (Django's view, through Wagtail's, which hands each
-    section the request)."""
-    return sitemap_views.index(request, page_type_sitemaps(), sitemap_url_name="sitemap_section")
+    section the request), its sections' addresses on the site's root URL (``Site.root_url``).
+
+    Django builds them from the request's Host header, but the full-page cache keeps one copy for
+    every Host that reaches the site (``home.caching.page_cache.canonical_host``): one request
+    with ``Host: localhost:9999`` made every reader's index point there until the copy expired.
+    The response is a ``TemplateResponse`` whose ``sitemaps`` items (``location``, ``last_mod``,
+    as Django documents for the index template) are rewritten before it renders."""
+    response = sitemap_views.index(request, page_type_sitemaps(), sitemap_url_name="sitemap_section")
+    site = Site.find_for_request(request)
+    if site is not None:
+        response.context_data["sitemaps"] = [
+            dataclasses.replace(item, location=site.root_url + _path_and_query(item.location))
+            for item in response.context_data["sitemaps"]
+        ]
+    return response
+
+
+def _path_and_query(url: str) -> str:
+    """``/sitemap-x.xml?p=2`` from ``http://host/sitemap-x.xml?p=2``."""
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 @csrf_exempt

@@ -261,6 +261,8 @@ def test_unknown_or_non_article_ids_are_404(client, demo, moderator):
         ("2031-03-20T10:00", "Choose the new day as a date"),
         ("x" * 300, "Choose the new day as a date"),
         ("2020-01-01", "Choose a day in the future"),
+        # Stored in UTC, a time on the calendar's last day cannot be shown east of UTC (a 500).
+        ("9999-12-31", "cannot be shown in every time zone"),
     ],
 )
 def test_bad_days_are_form_errors_and_change_nothing(client, demo, moderator, day, message):

@@ -239,6 +239,11 @@ MALFORMED = {
     "bad-date.md": ("---\ntitle: T1\ndate: next tuesday\n---\n\nx\n", "date 'next tuesday' is not a date"),
     "impossible-date.md": ("---\ntitle: T2\ndate: 2026-02-30\n---\n\nx\n", "day is out of range"),
     "number-date.md": ("---\ntitle: T3\ndate: [2026]\n---\n\nx\n", "is not a date"),
+    # Stored in UTC, a time on the calendar's last day cannot be shown east of UTC (a 500).
+    "last-day-date.md": (
+        "---\ntitle: T7\ndate: 9999-12-31T23:59:00Z\n---\n\nx\n",
+        "cannot be shown in every time zone",
+    ),
     "long-summary.md": ("---\ntitle: T4\nsummary: " + "x" * 300 + "\n---\n\nx\n", "summary is longer"),
     "bad-slug.md": ("---\ntitle: T5\nslug: Not A Slug\n---\n\nx\n", "is not a slug"),
     "topics-mapping.md": ("---\ntitle: T6\ntopics: {a: 1}\n---\n\nx\n", "'topics' must be a list"),

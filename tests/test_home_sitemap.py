@@ -98,6 +98,17 @@ def test_the_index_lists_one_section_per_page_type(client, demo):
     ]
 
 
+def test_the_index_gives_the_sites_addresses_whatever_the_host_header(client, demo, settings):
+    """The full-page cache keeps one copy of the index for every Host reaching the site: with the
+    request's own host in it, one request with an odd port made every reader's index point there."""
+    settings.PAGE_CACHE_SECONDS = 600
+    client.get("/sitemap.xml", HTTP_HOST="localhost:9999")
+    for host in ("localhost:9999", "127.0.0.1", "testserver"):
+        index = client.get("/sitemap.xml", HTTP_HOST=host).content.decode()
+        locations = re.findall(r"<loc>([^<]*)</loc>", index)
+        assert locations and all(loc.startswith("http://localhost/sitemap-") for loc in locations), (host, locations)
+
+
 @pytest.mark.parametrize("page_size", [1, 7, 10, 97, 98, 1000])
 def test_sections_are_paged_and_every_page_is_listed_once(client, demo, settings, page_size):
     settings.SITEMAP_PAGE_SIZE = page_size

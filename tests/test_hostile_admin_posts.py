@@ -6,7 +6,7 @@ tests/test_blog_admin_hostile_body.py."""
 from django.test import Client
 from django.urls import reverse
 
-from wagtail.models import Revision
+from wagtail.models import Page, Revision
 
 import pytest
 
@@ -189,3 +189,43 @@ def test_an_admin_filter_with_an_id_past_the_integer_range_is_not_a_500(demo, dj
     client.force_login(django_user_model.objects.create_superuser("filter-admin", password="x"))
     response = client.get(path.format(blog=demo.blog.pk), {parameter: "9" * 20, "q": "gpu"})
     assert response.status_code in (200, 404), (path, parameter, response.status_code)
+
+
+# Times at the ends of Python's calendar: stored in UTC, they cannot be shown in a time zone on
+# the far side (home.page_forms.EARLIEST_SHOWABLE / LATEST_SHOWABLE).
+UNSHOWABLE_TIMES = {
+    "go_live_at": "9999-12-31 23:59",
+    "expire_at": "9999-12-31 12:00",
+    "date_published": "9999-12-30 23:00",
+    "go_live_at, first day": "0001-01-01 00:00",
+}
+
+
+def create_draft(editor, blog, field, value):
+    """POST the new-article form as ``editor`` (Save draft) with ``field`` set to ``value``."""
+    client = Client(raise_request_exception=False)
+    client.force_login(editor)
+    data = article_form_data("unshowable-time", **{field: value})
+    return client.post(reverse("wagtailadmin_pages:add", args=("blog", "articlepage", blog.pk)), data)
+
+
+@pytest.mark.parametrize("case", UNSHOWABLE_TIMES)
+def test_a_time_at_either_end_of_the_calendar_is_a_form_error(demo, editor, case):
+    response = create_draft(editor, demo.blog, case.split(",")[0], UNSHOWABLE_TIMES[case])
+    assert response.status_code == 200, (case, response.status_code)
+    assert "cannot be shown in every time zone" in response.content.decode()
+    assert not Page.objects.filter(slug="unshowable-time").exists()
+
+
+def test_the_articles_listing_shows_for_an_editor_east_of_utc_after_a_hostile_go_live(demo, editor):
+    """What the form check prevents: one draft with go-live 9999-12-31 23:59 UTC made the Articles
+    listing (and the draft's editor) a 500 for every user whose time zone is ahead of UTC."""
+    from wagtail.users.models import UserProfile
+
+    create_draft(editor, demo.blog, "go_live_at", "9999-12-31 23:59")
+    profile = UserProfile.get_for_user(editor)
+    profile.current_time_zone = "Europe/Berlin"
+    profile.save()
+    client = Client(raise_request_exception=False)
+    client.force_login(editor)
+    assert client.get("/admin/blog/articlepage/").status_code == 200

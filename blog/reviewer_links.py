@@ -22,7 +22,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from wagtail.log_actions import log
 from wagtail.models import Page
@@ -57,8 +57,11 @@ def _private(response):
     return response
 
 
+@require_safe
 def review(request, token: str):
-    """Serve the revision a reviewer link names (public; see the module docstring for the rules)."""
+    """Serve the revision a reviewer link names (public; see the module docstring for the rules).
+    GET and HEAD only; only a GET is logged in the page's history (link checkers and chat
+    previews send HEAD first)."""
     try:
         link_id = signing.Signer(salt=SALT).unsign_object(token)
     except (signing.BadSignature, ValueError) as error:
@@ -74,7 +77,8 @@ def review(request, token: str):
         return _private(response)
 
     page = link.revision.as_object()
-    log(instance=link.page.specific, action=VIEW_ACTION, revision=link.revision, data={"link": link.pk}, user=None)
+    if request.method == "GET":
+        log(instance=link.page.specific, action=VIEW_ACTION, revision=link.revision, data={"link": link.pk}, user=None)
     request.is_preview = True
     request.preview_mode = page.default_preview_mode
     # Templates show the "Draft for review, not published" banner and hide the site's calls to action.

@@ -6,9 +6,11 @@ fields, by raising ``RequestDataTooBig``/``TooManyFieldsSent`` when the form is 
 (the CSRF check). Django turns those into a 400 through the URLconf's ``handler400``
 (``config/urls.py``: ``bad_request``), which answers them with 413 (Content Too Large, RFC 9110
 section 15.5.14) and ``413.html``: it says that nothing was saved, which limit applies and how
-to keep the text. Other bad requests get Django's own 400 page. With DEBUG on, Django shows its
+to keep the text. Other bad requests get Django's 400 view with our ``400.html``. With DEBUG on, Django shows its
 technical page instead, as for every error.
 """
+
+import math
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
@@ -18,8 +20,12 @@ from django.views import defaults
 
 
 def megabytes(size: int) -> str:
-    """``size`` bytes as "5 MB" / "2.5 MB" (1 MB = 1,048,576 bytes)."""
-    return f"{size / (1024 * 1024):g} MB"
+    """``size`` bytes as "5 MB" / "2.5 MB" / "6.1 MB", at most one decimal, never rounded down to
+    the limit it passed ("5 MB" for 5 MB and a byte would read as no excess: "5.1 MB")
+    (1 MB = 1,048,576 bytes)."""
+    exact = size / (1024 * 1024)
+    shown = math.ceil(exact * 10) / 10
+    return f"{shown:g} MB"
 
 
 def too_large(request, limit: str) -> HttpResponse:

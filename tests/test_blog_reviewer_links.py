@@ -54,8 +54,15 @@ def test_editor_shares_a_draft_with_an_anonymous_reviewer(client, draft, editor)
     assert "no-store" in response["Cache-Control"]
     # Readers still see the live version.
     assert "Draft title only reviewers see" not in client.get(draft.url).content.decode()
-    # Each view is in the page's history.
+    # Each view is in the page's history; a HEAD (link checkers, chat previews) is not a view.
     client.get(review_url(link))
+    assert PageLogEntry.objects.filter(page=draft, action=VIEW_ACTION).count() == 2
+    for _ in range(3):
+        assert client.head(review_url(link)).status_code == 200
+    assert PageLogEntry.objects.filter(page=draft, action=VIEW_ACTION).count() == 2
+    # Other methods are refused before anything is served or logged.
+    for method in ("options", "put", "patch", "delete"):
+        assert getattr(client, method)(review_url(link)).status_code == 405, method
     assert PageLogEntry.objects.filter(page=draft, action=VIEW_ACTION).count() == 2
 
 

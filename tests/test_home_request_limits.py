@@ -52,7 +52,25 @@ def test_a_post_over_the_limit_explains_itself_and_saves_nothing(client, demo, e
     assert "Nothing was saved" in html
     assert "more than the limit of 5 MB of form data" in html
     assert "Back" in html and 'href="/static/css/site.css"' in html
+    assert "Error 413" in html and 'class="site-header"' in html  # the other error pages' layout
+    assert 'href="/admin/"' in html
     assert Revision.objects.filter(object_id=str(article.pk)).count() == revisions
+
+
+@pytest.mark.parametrize(
+    "size, shown",
+    [
+        (5 * 1024 * 1024, "5 MB"),
+        (5 * 1024 * 1024 + 1, "5.1 MB"),
+        (6_291_572, "6.1 MB"),
+        (2_621_440, "2.5 MB"),
+        (1, "0.1 MB"),
+    ],
+)
+def test_sizes_are_shown_with_one_decimal_never_below_what_was_sent(size, shown):
+    from home.request_limits import megabytes
+
+    assert megabytes(size) == shown
 
 
 def test_too_many_fields_is_explained_too(client, demo):
@@ -63,8 +81,10 @@ def test_too_many_fields_is_explained_too(client, demo):
 
 
 @pytest.mark.parametrize("host", ["evil.example", "localhost:abc", "exa mple.com", "[::1"])
-def test_other_bad_requests_keep_djangos_400(client, host):
-    """handler400 answers only over-limit posts with the 413 page; a refused Host stays a 400."""
+def test_other_bad_requests_get_the_400_page(client, host):
+    """handler400 answers only over-limit posts with the 413 page; a refused Host stays a 400
+    (Django's view, our templates/400.html)."""
     response = client.get("/", HTTP_HOST=host)
     assert response.status_code == 400
-    assert "Nothing was saved" not in response.content.decode()
+    html = response.content.decode()
+    assert "Error 400" in html and "Too much to save" not in html

@@ -234,10 +234,10 @@ def remember_card_rows(rows) -> None:
 
 def remembered_card_rows(pks) -> list[dict]:
     """Card rows with their relations (``card_rows``, ``add_card_relations``) of the articles
-    ``pks`` (listed in this cache generation), in that order: copies of the rows remembered by
-    ``remember_card_rows``, the rows not remembered read in one query (and remembered), then
-    their relations (``add_card_relations``: remembered too, else one more query). An article
-    with no row (deleted meanwhile) is left out."""
+    ``pks`` (listed in this cache generation, or found by a search), in that order: copies of
+    the rows remembered by ``remember_card_rows``, the rows not remembered read in one query
+    (and remembered), then their relations (``add_card_relations``: remembered too, else one
+    more query). An article with no row (deleted meanwhile) is left out."""
     from .models import ArticlePage
 
     found = {pk: memo.recall(pk, group=CARD_ROWS) for pk in pks}

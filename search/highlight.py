@@ -60,19 +60,26 @@ def highlight(text: str, terms: list[str]) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped above
 
 
-def excerpt(text: str, terms: list[str], length: int = 220, normalised: bool = False) -> SafeString:
+def excerpt(text: str, terms: list[str], length: int = 220, normalised: bool = False, after: str = "") -> SafeString:
     """About ``length`` characters of ``text`` around the first match of ``terms``, highlighted.
 
     The window starts a third of its length before the first match, is cut at spaces and
     gets "…" where text was left out. Returns "" when no term occurs in ``text`` (the caller
     then shows no excerpt: the match was in a field shown elsewhere, e.g. the title).
     Whitespace runs count as one space; ``normalised``: ``text`` has them so already
-    (``" ".join(text.split())``), not done again (30 µs for an article's 5,700 characters).
+    (``" ".join(text.split())``), not done again. ``after``: text that ``text`` may begin with
+    (whitespace runs as one space there too), left out of the excerpt: the search index holds an
+    article's summary first, and its card shows the summary already.
+
+    Only the start of ``text`` that the excerpt needs is made single-spaced (up to the first
+    match and the window after it; ``_searched_text``), not the whole of it: 5,700 characters of
+    an article's indexed text for each of a page's twelve results cost more than the rest of
+    the excerpt.
     """
     pattern = _terms_pattern(terms)
-    if not normalised:
-        text = " ".join(text.split())
-    match = pattern.search(text) if pattern else None
+    if pattern is None:
+        return mark_safe("")
+    text, match = _searched_text(text, pattern, length, normalised, " ".join(after.split()))
     if match is None:
         return mark_safe("")
     start = max(0, match.start() - length // 3)
@@ -87,3 +94,40 @@ def excerpt(text: str, terms: list[str], length: int = 220, normalised: bool = F
     prefix = "… " if start > 0 else ""
     suffix = " …" if end < len(text) else ""
     return mark_safe(prefix + highlight(text[start:end], terms) + suffix)  # noqa: S308 - highlight() escapes
+
+
+def _searched_text(text: str, pattern: re.Pattern, length: int, normalised: bool, after: str) -> tuple:
+    """``(searched, match)``: ``searched`` is the start of ``text`` made single-spaced, without a
+    leading ``after`` (single-spaced), long enough to hold its first match of ``pattern`` and
+    the ``length`` characters of window around it (all of it when needed), and ``match`` that
+    first match (None if there is none). ``excerpt`` cut from it is the one cut from the whole
+    text made single-spaced.
+
+    Why a start suffices: the single-spaced form of a start of ``text`` is a start of the
+    single-spaced whole. A match that ends before the end of that start is the first match of
+    the whole (a term is made of word characters, so a match running on to the end of the start
+    may continue past it, and no other match can begin inside it); and a window that ends
+    before the end of that start is the same window in the whole.
+    """
+    if normalised:
+        size = len(text)
+    else:
+        # No match anywhere (whitespace aside, the same words): nothing to make single-spaced.
+        first = pattern.search(text)
+        if first is None:
+            return text, None
+        size = max(4 * length, first.end() + 2 * length)
+    while True:
+        complete = size >= len(text)
+        searched = text if complete else text[:size]
+        if not normalised:
+            searched = " ".join(searched.split())
+        # Whether ``text`` begins with ``after`` is known once more than ``after`` is read.
+        if complete or len(searched) > len(after):
+            if after and searched.startswith(after):
+                searched = searched[len(after) :].lstrip()
+            match = pattern.search(searched)
+            window_end = max(0, match.start() - length // 3) + length if match else 0
+            if complete or (match is not None and match.end() < len(searched) and window_end < len(searched)):
+                return searched, match
+        size *= 2

@@ -12,7 +12,8 @@ row's body tsvector (about 5 KB, stored out of line) is fetched and concatenated
   per-match data crosses to Python (sending every key of 10,000 matches to Python and back for
   the facets cost more than the match itself);
 - for relevance order, only the likeliest FULL_RANK_LIMIT matches get Wagtail's full rank
-  (``_ranked_head``), and only when a page among them is shown.
+  (``_ranked_rows``), and only when a page among them is shown, in the statement that reads
+  that page's rows.
 
 The full-text SQL is still Wagtail's (``PostgresSearchQueryCompiler.search``); only how often it
 runs and the plan differ, so search still moves to Elasticsearch/OpenSearch by configuration
@@ -92,8 +93,8 @@ class _Summary:
     total: int
     head: list
     facets: dict = field(default_factory=dict)
-    # For relevance in two steps: the first FULL_RANK_LIMIT of ``head`` in Wagtail's full order.
-    ranked_head: list | None = None
+    # For relevance in two steps: Wagtail's full relevance order (``ORDER BY`` expressions).
+    relevance_order: tuple | None = None
 
     @property
     def complete(self) -> bool:
@@ -106,32 +107,31 @@ def _two_step(compiler) -> bool:
 
 
 def _ordered_matches(compiler, config, backend):
-    """A queryset of every match, ordered as the results are (before ``_ranked_head``).
+    """``(matches, relevance_order)``: a queryset of every match, ordered as the results are
+    (before ``_ranked_rows``), and for a two-step relevance order Wagtail's full one (its
+    ``ORDER BY`` expressions, for ``_ranked_rows``), else None.
 
     Relevance for a plain-text query over the whole index is taken in two steps. Wagtail's rank
     is ``ts_rank(title) * title_norm + ts_rank(body)``; the body's vector is stored out of line,
     and fetching it for each of 10,000 matches is most of a 0.4 s query. The title's weight is a
     hundred times the body's (``search_fields`` boosts), so a title match outranks a body-only
     one. Step 1 (here) orders every match by the title's rank alone, then newest first (title
-    vectors are small and stored in the row); step 2 (``_ranked_head``) ranks the first
+    vectors are small and stored in the row); step 2 (``_ranked_rows``) ranks the first
     FULL_RANK_LIMIT of that order with Wagtail's full expression. Exact for up to FULL_RANK_LIMIT
     matches; for more, a body-only match outside the newest FULL_RANK_LIMIT can rank below where
     Wagtail would put it. Other queries keep Wagtail's own order.
     """
+    searched = compiler.search(config, None, None, backend=backend)
     if not _two_step(compiler):
-        return compiler.search(config, None, None, backend=backend)
-    compiler.order_by_relevance = False
-    try:
-        matching = compiler.search(config, None, None, backend=backend)
-    finally:
-        compiler.order_by_relevance = True
+        return searched, None
     title_rank = compiler.build_tsrank(F("index_entries__title"), compiler.query, config=config) * F(
         "index_entries__title_norm"
     )
     # Pages: newest first after the title's rank; other models: newest row first.
-    is_page = any(field.name == "first_published_at" for field in matching.model._meta.get_fields())
+    is_page = any(field.name == "first_published_at" for field in searched.model._meta.get_fields())
     newest = [F("first_published_at").desc(nulls_last=True), F("pk").desc()] if is_page else [F("pk").desc()]
-    return matching.annotate(_title_rank=title_rank).order_by(F("_title_rank").desc(), *newest)
+    matches = searched.annotate(_title_rank=title_rank).order_by(F("_title_rank").desc(), *newest)
+    return matches, searched.query.order_by
 
 
 def _summarise(compiler, backend, head_size: int | None, facet_fields=()) -> _Summary:
@@ -144,7 +144,7 @@ def _summarise(compiler, backend, head_size: int | None, facet_fields=()) -> _Su
     """
     config = compiler.get_config(backend)
     model = compiler.queryset.model
-    ordered = _ordered_matches(compiler, config, backend)
+    ordered, relevance_order = _ordered_matches(compiler, config, backend)
     positioned = (
         ordered.order_by()
         .annotate(_match_pk=F("pk"), _position=Window(RowNumber(), order_by=ordered.query.order_by))
@@ -159,22 +159,26 @@ def _summarise(compiler, backend, head_size: int | None, facet_fields=()) -> _Su
             cursor.execute(sql, [*params, head_size, *facet_params])
             total, head, *facet_rows = cursor.fetchone()
     facets = {name: OrderedDict(rows or ()) for name, rows in zip(facet_fields, facet_rows, strict=True)}
-    return _Summary(total=total, head=list(head or []), facets=facets)
+    return _Summary(total=total, head=list(head or []), facets=facets, relevance_order=relevance_order)
 
 
-def _ranked_head(compiler, backend, summary: _Summary) -> list:
-    """The first FULL_RANK_LIMIT keys of ``summary.head`` in Wagtail's full relevance order (step 2
-    of ``_ordered_matches``): one statement over at most FULL_RANK_LIMIT rows."""
-    if summary.ranked_head is None:
-        head = summary.head[:FULL_RANK_LIMIT]
-        queryset = compiler.queryset
-        compiler.queryset = queryset.filter(pk__in=head)
-        try:
-            ranked = compiler.search(compiler.get_config(backend), None, None, backend=backend)
-            summary.ranked_head = list(ranked.values_list("pk", flat=True))
-        finally:
-            compiler.queryset = queryset
-    return summary.ranked_head
+def _ranked_rows(compiler, summary: _Summary, start: int, stop: int) -> list:
+    """The results ``start`` to ``stop`` of the summary's first FULL_RANK_LIMIT keys in Wagtail's
+    full relevance order (step 2 of ``_ordered_matches``), as the page's rows with their indexed
+    text: one statement over at most FULL_RANK_LIMIT rows, which both ranks them and reads the
+    page (no statement of its own for the rows).
+
+    The order is Wagtail's own (its relevance ``ORDER BY``: the rank expression, then the newest
+    key), applied to the rows of those keys: each of them matched the search already, so the
+    rows need no second match."""
+    head = summary.head[:FULL_RANK_LIMIT]
+    rows = _page_rows(compiler.queryset).filter(pk__in=head).order_by(*summary.relevance_order)
+    return list(rows[start:stop])
+
+
+def _page_rows(queryset):
+    """``queryset`` unordered, each result with the plain text indexed for it (for excerpts)."""
+    return with_indexed_text(queryset.order_by(), "body_text")
 
 
 def _summary(compiler, backend, keys_until: int | None = 0, facet_fields=()) -> _Summary:
@@ -190,8 +194,6 @@ def _summary(compiler, backend, keys_until: int | None = 0, facet_fields=()) -> 
     head_size = None if keys_until is None else max(FULL_RANK_LIMIT, keys_until, len(summary.head) if summary else 0)
     facets = list(dict.fromkeys([*(summary.facets if summary else ()), *facet_fields]))
     fresh = _summarise(compiler, backend, head_size, facets)
-    if summary is not None:
-        fresh.ranked_head = summary.ranked_head  # the head's first keys do not change
     compiler._site_search_summary = fresh
     return fresh
 
@@ -206,12 +208,17 @@ class OnePassPostgresSearchResults(PostgresSearchResults):
             # pages): Wagtail's own query with a LIMIT is one statement.
             return super()._do_search()
         summary = _summary(compiler, self.backend, keys_until=stop)
-        keys = summary.head
+        ranked = []
         if _two_step(compiler) and start < FULL_RANK_LIMIT:
-            keys = _ranked_head(compiler, self.backend, summary) + keys[FULL_RANK_LIMIT:]
-        page = keys[start:stop]
-        objects = by_pk(with_indexed_text(compiler.queryset.order_by(), "body_text").filter(pk__in=page))
-        return [objects[pk] for pk in page if pk in objects]
+            # The page's rows come with the full rank of the head's keys (one statement).
+            head_stop = FULL_RANK_LIMIT if stop is None else min(stop, FULL_RANK_LIMIT)
+            ranked = _ranked_rows(compiler, summary, start, head_stop)
+            start = FULL_RANK_LIMIT
+        page = summary.head[start:stop] if stop is None or start < stop else []
+        if not page:
+            return ranked
+        objects = by_pk(_page_rows(compiler.queryset).filter(pk__in=page))
+        return ranked + [objects[pk] for pk in page if pk in objects]
 
     def _do_count(self):
         return _summary(self.query_compiler, self.backend).total

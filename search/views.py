@@ -26,7 +26,7 @@ from wagtail.search.backends import get_search_backend
 from wagtail.search.utils import normalise_query_string
 
 from blog.fragments import article_card_row, render_cards
-from blog.listings import add_card_relations, card_rows, paginate_listing
+from blog.listings import add_card_relations, paginate_listing, remembered_card_rows
 from blog.models import ArticlePage, TopicPage
 from home.caching import memo
 from home.public_pages import exclude_private, in_request_site, next_expiry
@@ -114,10 +114,11 @@ def _body_text(article) -> str:
 
 
 def _excerpt_texts(rows) -> dict:
-    """``{pk: text}`` to cut each result's excerpt from (``rows``: card rows of the results, from
-    ``blog.listings.card_rows`` or ``blog.fragments.article_card_row``): its body text and the
-    topic and author names (everything searched besides the title and the summary, which the
-    card shows), whitespace runs made single spaces (``search.highlight.excerpt``'s ``normalised``).
+    """``{pk: (text, after)}`` to cut each result's excerpt from (``rows``: card rows of the
+    results, from ``blog.listings.card_rows`` or ``blog.fragments.article_card_row``): its body
+    text and the topic and author names, everything searched besides the title and the summary,
+    which the card shows (``search.highlight.excerpt`` leaves out ``after``, the summary the
+    index holds first).
 
     Taken from the database search index when the backend offers it: the database backends
     give each result its indexed text (``INDEXED_TEXT_ATTRIBUTE``; otherwise one query for the
@@ -127,18 +128,12 @@ def _excerpt_texts(rows) -> dict:
     """
     backend = get_search_backend()
     if not rows or not hasattr(backend, "indexed_texts"):
-        return {row["pk"]: " ".join(_body_text(row["article"]).split()) for row in rows}
+        return {row["pk"]: (_body_text(row["article"]), "") for row in rows}
     indexed = {row["pk"]: row[INDEXED_TEXT_ATTRIBUTE] or "" for row in rows if INDEXED_TEXT_ATTRIBUTE in row}
     unannotated = [row["pk"] for row in rows if row["pk"] not in indexed]
     if unannotated:
         indexed.update(backend.indexed_texts(ArticlePage, unannotated))
-    texts = {}
-    for row in rows:
-        text = " ".join(indexed.get(row["pk"], "").split())
-        summary = " ".join(row["summary"].split())
-        # The index holds the summary first; the card shows it already.
-        texts[row["pk"]] = text[len(summary) :].lstrip() if summary and text.startswith(summary) else text
-    return texts
+    return {row["pk"]: (indexed.get(row["pk"], ""), row["summary"]) for row in rows}
 
 
 def promoted_queries() -> dict[str, tuple[str, ...]]:
@@ -248,15 +243,20 @@ def search(request):
         return render(request, "search/search.html", context)
 
     cache_key = _results_cache_key(request, query, topic, sort)
-    outcome = cache.get(cache_key) if cache_key else None
-    if outcome is None:
+    stored = cache.get(cache_key) if cache_key else None
+    if stored is not None:
+        outcome = stored | {"html": zlib.decompress(stored["html"]).decode()}
+    else:
         outcome = _search_results(request, query, topic, sort, topics)
         if cache_key:
-            cache.set(cache_key, outcome, settings.SEARCH_RESULTS_CACHE_SECONDS)
+            # Kept compressed (a page of results is about 35 KB of HTML); compressed only when
+            # kept, since with the cache off it would only be undone again.
+            stored = outcome | {"html": zlib.compress(outcome["html"].encode())}
+            cache.set(cache_key, stored, settings.SEARCH_RESULTS_CACHE_SECONDS)
     if outcome["page"] == 1:
         _log_query(query, outcome["found"])
     context["promotions"] = _promotions(query) if outcome["page"] == 1 else []
-    context["results_html"] = mark_safe(zlib.decompress(outcome["html"]).decode())  # noqa: S308 - rendered by us
+    context["results_html"] = mark_safe(outcome["html"])  # noqa: S308 - rendered by us
     return render(request, "search/search.html", context)
 
 
@@ -282,16 +282,17 @@ def _results_cache_key(request, query: str, topic, sort: str) -> str | None:
 
 
 def _search_results(request, query: str, topic, sort: str, topics: list) -> dict:
-    """Run the search and render its results (``search/results.html``): ``{"html": zlib-compressed
-    UTF-8, "found": articles and topic pages found, "page": the page number}``. Raises Http404
+    """Run the search and render its results (``search/results.html``): ``{"html": the HTML,
+    "found": articles and topic pages found, "page": the page number}``. Raises Http404
     for a ``page`` that is not a page of results."""
-    # On the database backends each result is a card row (blog.listings.card_rows: no model
-    # instance) carrying the text indexed for it, for the excerpt. Other backends
-    # (Elasticsearch/OpenSearch) return instances: the card image comes with each, bodies are read
-    # only for excerpts.
+    # On the database backends each result is its primary key with the text indexed for it (for
+    # the excerpt), and its card row (blog.listings.card_rows: no model instance) is the one
+    # remembered for the cache generation (the listings remember the same rows), else read with
+    # the others missing in one query. Other backends (Elasticsearch/OpenSearch) return
+    # instances: the card image comes with each, bodies are read only for excerpts.
     rows_from_index = hasattr(get_search_backend(), "indexed_texts")
     articles = searchable_articles(request)
-    articles = card_rows(articles) if rows_from_index else articles.defer_streamfields().select_related("image")
+    articles = articles.values("pk") if rows_from_index else articles.defer_streamfields().select_related("image")
     if sort == SORT_NEWEST:
         matches = articles.order_by(F("date_published").desc(nulls_last=True), "-id").search(
             query, order_by_relevance=False
@@ -314,16 +315,25 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
     # The cards' keys from the result rows and their topics and authors (one query); only the
     # cards missing from the fragment cache are loaded and rendered (blog.fragments.render_cards).
     page = list(results.object_list) if total else []
-    rows = add_card_relations(page if rows_from_index else [article_card_row(article, False) for article in page])
+    if rows_from_index:
+        rows = remembered_card_rows([result["pk"] for result in page])
+        indexed = {result["pk"]: result for result in page if INDEXED_TEXT_ATTRIBUTE in result}
+        for row in rows:
+            if row["pk"] in indexed:
+                row[INDEXED_TEXT_ATTRIBUTE] = indexed[row["pk"]][INDEXED_TEXT_ATTRIBUTE]
+    else:
+        rows = add_card_relations([article_card_row(article, False) for article in page])
     excerpt_texts = _excerpt_texts(rows)
-    hits = [
-        {
-            "title": highlight(row["title"], terms),
-            "summary": highlight(row["summary"], terms),
-            "excerpt": excerpt(excerpt_texts[row["pk"]], terms, normalised=True),
-        }
-        for row in rows
-    ]
+    hits = []
+    for row in rows:
+        text, after = excerpt_texts[row["pk"]]
+        hits.append(
+            {
+                "title": highlight(row["title"], terms),
+                "summary": highlight(row["summary"], terms),
+                "excerpt": excerpt(text, terms, after=after),
+            }
+        )
     cards = render_cards(
         request, rows, heading_level=2, texts=[(hit["title"], hit["summary"], hit["excerpt"]) for hit in hits]
     )
@@ -352,7 +362,7 @@ def _search_results(request, query: str, topic, sort: str, topics: list) -> dict
         },
         request=request,
     )
-    return {"html": zlib.compress(html.encode()), "found": total + len(matching_topics), "page": results.number}
+    return {"html": html, "found": total + len(matching_topics), "page": results.number}
 
 
 @csrf_exempt  # read-only: another method gets its 405, not a CSRF 403

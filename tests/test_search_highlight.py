@@ -1,5 +1,8 @@
 """The search highlighter: escapes everything, marks the matched words, cuts a tidy excerpt."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from search.highlight import MAX_TERMS, excerpt, highlight, query_terms
 
 
@@ -55,3 +58,51 @@ def test_an_excerpt_of_text_normalised_already_is_the_same():
         assert excerpt(text, ["tapir", "day"], length=length, normalised=True) == excerpt(
             text, ["tapir", "day"], length=length
         )
+
+
+def _whole_text_excerpt(text, terms, length, after):
+    """The excerpt as cut before only the start of the text was made single-spaced: the whole
+    text single-spaced, a leading ``after`` removed, then cut."""
+    whole, skip = " ".join(text.split()), " ".join(after.split())
+    if skip and whole.startswith(skip):
+        whole = whole[len(skip) :].lstrip()
+    return excerpt(whole, terms, length=length, normalised=True)
+
+
+# Words that match the terms below, almost match them ("gp", "xgpu") or are other text, and
+# whitespace runs of every kind: matches anywhere, cut at any point of a start.
+_WORDS = st.sampled_from(["gpu", "GPUs", "gp", "xgpu", "tapir", "tapirs", "ta", "cost", "a", "<b>", "&", "é", "42"])
+_SPACES = st.sampled_from([" ", "  ", "\n", "\n\n", "\t", " \u00a0 ", "\r\n  "])
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    pieces=st.lists(st.tuples(_WORDS, _SPACES), max_size=120),
+    lead=st.sampled_from(["", " ", "\n  "]),
+    summary_words=st.integers(min_value=0, max_value=8),
+    summary_spacing=_SPACES,
+    length=st.sampled_from([8, 20, 45, 220]),
+    terms=st.sampled_from([["gpu"], ["gpus", "gpu"], ["tapir", "cost"], ["absent"]]),
+)
+def test_an_excerpt_made_from_the_start_of_a_text_is_the_whole_texts(
+    pieces, lead, summary_words, summary_spacing, length, terms
+):
+    text = lead + "".join(word + space for word, space in pieces)
+    # The index holds the summary first (differently spaced, at times not at all).
+    after = summary_spacing.join(word for word, _ in pieces[:summary_words])
+    assert excerpt(text, terms, length=length, after=after) == _whole_text_excerpt(text, terms, length, after)
+    assert excerpt(text, terms, length=length) == _whole_text_excerpt(text, terms, length, "")
+
+
+def test_an_excerpt_deep_in_a_long_text_is_the_whole_texts():
+    filler = "lorem   ipsum\n" * 2000
+    text = "Summary here.\n\n" + filler + "the  tapir\tsleeps " + filler
+    for length in (60, 220):
+        cut = excerpt(text, ["tapir"], length=length, after="Summary  here.")
+        assert "the <mark>tapir</mark> sleeps" in cut
+        assert cut == _whole_text_excerpt(text, ["tapir"], length, "Summary  here.")
+    assert excerpt("Summary here. no match " * 50, ["tapir"], after="Summary here.") == ""
+    # A match only in the summary left out is no excerpt.
+    assert excerpt("Tapir facts. Other words " * 30, ["tapir"], after="Tapir facts.") == excerpt(
+        " ".join(("Other words " + "Tapir facts. Other words " * 29).split()), ["tapir"], normalised=True
+    )

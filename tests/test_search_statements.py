@@ -84,14 +84,15 @@ def test_sqlite_newest_first_counts_and_pages_from_one_summary(demo):
 
 def test_search_page_statements(client, demo, settings):
     """The first page of a search, its cards' fragments warm: the site, the search statements
-    (SQLite: one; PostgreSQL: the planner setting, one, its reset, the full rank of the first
-    keys), the page's rows and the query log (SQLite: two; PostgreSQL: one). The cards' topics
-    and authors are remembered from the first request."""
+    (SQLite: one; PostgreSQL: the planner setting, one, its reset), the page's keys with their
+    indexed text (PostgreSQL: in the statement ranking the first keys fully) and the query log
+    (SQLite: two; PostgreSQL: one). The cards' rows, topics and authors are remembered from the
+    first request."""
     settings.SEARCH_RESULTS_CACHE_SECONDS = 0
     client.get("/search/", {"query": "gpu"})
     with CaptureQueriesContext(connection) as queries:
         assert client.get("/search/", {"query": "gpu"}).status_code == 200
-    assert len(queries.captured_queries) == (5 if connection.vendor == "sqlite" else 7)
+    assert len(queries.captured_queries) == (5 if connection.vendor == "sqlite" else 6)
 
 
 def _in_generation(function):
@@ -135,6 +136,8 @@ def test_a_renamed_topic_shows_on_the_next_search(client, demo):
 
 
 def test_a_search_compiles_its_highlighting_pattern_once(client, demo):
+    # A first search compiles the patterns of templates, URLs and the like, once a process.
+    client.get("/search/", {"query": "warm"})
     highlight._pattern.cache_clear()
     with mock.patch.object(highlight.re, "compile", wraps=re.compile) as compiled:
         page = client.get("/search/", {"query": "gpu inference"}).content.decode()
@@ -178,3 +181,92 @@ def test_filter_fields_can_be_faceted(demo):
     results = _articles(demo).search("gpu")
     assert sum(results.facet("topics").values()) >= 1
     assert sum(_articles(demo).search("gpu").facet("date_published").values()) == results.count()
+
+
+def _keys_only(demo):
+    return ArticlePage.objects.live().order_by().values("pk")
+
+
+def _wagtails_keys(queryset, query, start=0, stop=None):
+    """The keys Wagtail's own PostgreSQL backend gives for ``query`` (every match fully ranked)."""
+    from wagtail.search.backends.database.postgres.postgres import PostgresSearchResults
+
+    return [row["pk"] for row in PostgresSearchResults._do_search(queryset.search(query)[start:stop])]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the PostgreSQL backend")
+@pytest.mark.parametrize("query", ["gpu", "memory bandwidth", "checkpointing"])
+def test_postgresql_ranks_the_page_and_reads_its_rows_in_one_statement(demo, monkeypatch, query):
+    from search import postgres_backend
+
+    # Every match fully ranked: the order is exactly Wagtail's, page after page.
+    monkeypatch.setattr(postgres_backend, "FULL_RANK_LIMIT", 1000)
+    results = _keys_only(demo).search(query)
+    total = results.count()
+    assert total > 12
+    with CaptureQueriesContext(connection) as queries:
+        first = [row["pk"] for row in results[0:12]]
+    assert len(queries) == 1, "the full rank and the page's rows in one statement"
+    assert all(row["search_indexed_text"] for row in results[0:12])
+    pages = first + [row["pk"] for start in range(12, total, 12) for row in results[start : start + 12]]
+    assert pages == _wagtails_keys(_keys_only(demo), query)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the PostgreSQL backend")
+def test_postgresql_a_page_across_the_fully_ranked_head_ranks_only_the_head(demo, monkeypatch):
+    from search import postgres_backend
+
+    monkeypatch.setattr(postgres_backend, "FULL_RANK_LIMIT", 5)
+    results = _keys_only(demo).search("gpu")
+    assert results.count() > 24
+    list(results[12:24])  # the summary's keys as far as the second page
+    head = results.query_compiler._site_search_summary.head
+    with CaptureQueriesContext(connection) as queries:
+        page = [row["pk"] for row in results[0:12]]
+    # The first five in Wagtail's order, then the rest of the page in the summary's order.
+    assert len(queries) == 2
+    assert page == _wagtails_keys(_keys_only(demo).filter(pk__in=head[:5]), "gpu") + head[5:12]
+    assert [row["pk"] for row in results[12:24]] == head[12:24]
+
+
+def test_the_facet_statement_is_compiled_once_per_process(demo):
+    from search.backends import _compiled_facet_counts_sql
+
+    first = _articles(demo).search("gpu").facet("topics")
+    before = _compiled_facet_counts_sql.cache_info()
+    again = _articles(demo).search("gpu").facet("topics")
+    after = _compiled_facet_counts_sql.cache_info()
+    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+    assert again == first
+
+
+def test_cards_of_results_read_their_rows_once_per_generation(client, demo, settings):
+    """A search's cards are the rows the listings remember (blog.listings.remembered_card_rows):
+    the next search finding the same articles reads neither their rows nor their relations."""
+    settings.SEARCH_RESULTS_CACHE_SECONDS = 0
+    search = {"query": "gpu", "sort": "newest"}
+    with CaptureQueriesContext(connection) as first:
+        client.get("/search/", search)
+    with CaptureQueriesContext(connection) as second:
+        client.get("/search/", search)
+
+    def card_row_reads(queries):
+        # blog.listings.card_rows: "live_revision" is a name of its own in that query.
+        return [query for query in queries.captured_queries if 'AS "live_revision"' in query["sql"]]
+
+    assert len(card_row_reads(first)) == 1 and not card_row_reads(second)
+
+
+def test_results_are_compressed_only_when_kept(client, demo, settings):
+    import zlib
+
+    settings.SEARCH_RESULTS_CACHE_SECONDS = 0
+    with mock.patch.object(zlib, "compress", wraps=zlib.compress) as compress:
+        uncached = client.get("/search/", {"query": "gpu"}).content
+    assert compress.call_count == 0
+    settings.SEARCH_RESULTS_CACHE_SECONDS = 120
+    with mock.patch.object(zlib, "compress", wraps=zlib.compress) as compress:
+        first = client.get("/search/", {"query": "gpu"}).content
+        repeated = client.get("/search/", {"query": "gpu"}).content
+    assert compress.call_count == 1
+    assert uncached == first == repeated

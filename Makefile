@@ -66,12 +66,15 @@ format: install-dev ## Apply ruff's fixes and formatting
 	$(VENV)/bin/ruff format .
 
 # pytest-xdist workers (one per core by default); PYTEST_WORKERS=0 runs in this process.
-# loadgroup: tests marked xdist_group share a worker (one S3 or app-server fixture per module).
+# loadgroup: tests marked xdist_group share a worker (one S3 or app-server fixture per module);
+# --no-loadscope-reorder keeps them in collection order, or the largest group (the multi-server
+# one, transactional, which empties the database) would be handed out first, before tests that
+# need the demo content (tests/conftest.py runs such tests last).
 PYTEST_WORKERS ?= auto
 # Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): each
 # worker otherwise compiles the project and rewrites every test module's asserts again.
 pytest: install-dev ## Run the test suite only (PYTEST_WORKERS=0 for one process, PYTEST_ARGS=... to pass on)
-	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 test: lint pytest ## Lint, then run the whole test suite
 

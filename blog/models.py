@@ -639,11 +639,25 @@ class ArticlePage(BasePage):
         if self.live and self.date_published is None and not going_live_later:
             self.date_published = self.first_published_at or timezone.now()
         result = super().save(*args, **kwargs)
-        # The search index is updated on post_save, which modelcluster sends before it writes
-        # topics and authors: index the article again now that they are saved, or a newly
-        # added topic or author would be missing from the index until the next save.
-        insert_or_update_object_task.enqueue(self._meta.app_label, self._meta.model_name, str(self.pk))
+        if self._saves_indexed_fields(kwargs.get("update_fields")):
+            insert_or_update_object_task.enqueue(self._meta.app_label, self._meta.model_name, str(self.pk))
         return result
+
+    # The article indexes itself in ``save``, once, after modelcluster has written its topics and
+    # authors. Wagtail's automatic indexing runs on post_save, which modelcluster sends before it
+    # writes them: it would file a newly added topic or author late, and with a second indexing
+    # here every save cost two. Deleted articles leave the index through search/freshness.py.
+    search_auto_update = False
+
+    @classmethod
+    def _saves_indexed_fields(cls, update_fields) -> bool:
+        """Whether a save with ``update_fields`` (None: every field and relation) can change the
+        article's search document: Wagtail's bookkeeping saves (a lock, a revision pointer) leave
+        it alone."""
+        if update_fields is None:
+            return True
+        indexed = {field.field_name for field in cls.get_search_fields()}
+        return not indexed.isdisjoint(update_fields)
 
     @property
     def markdown(self) -> str:

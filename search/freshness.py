@@ -1,4 +1,5 @@
-"""Keep articles' search documents current when a topic or an author is renamed or deleted.
+"""Keep articles' search documents current when a topic or an author is renamed or deleted,
+and remove a deleted article's (articles index themselves on save: ``ArticlePage.save``).
 
 An article's search document holds its topics' titles (``ArticlePage.topic_names``) and its
 authors' names (``RelatedFields("authors", ...)``). Wagtail reindexes the object that was saved
@@ -11,6 +12,7 @@ as Wagtail's own indexing), in batches through every auto-updating search backen
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
 
+from wagtail.search import index
 from wagtail.search.backends import get_search_backends
 
 from django_tasks import task
@@ -77,13 +79,21 @@ def _reindex_after_delete(sender, instance, **kwargs):
     _enqueue(getattr(instance, "_search_article_ids", []))
 
 
+def _remove_deleted_article(sender, instance, **kwargs):
+    # ArticlePage indexes itself (``search_auto_update = False``, see its ``save``), so Wagtail
+    # does not connect its own removal either.
+    index.remove_object(instance)
+
+
 def connect() -> None:
     """Connect the receivers (called from ``SearchConfig.ready``).
 
     Topic pages: ``title`` changes when a new title is published (a draft keeps it in
     ``draft_title``), so publishing the rename reindexes, saving a draft does not.
     """
-    from blog.models import Author, TopicPage
+    from blog.models import ArticlePage, Author, TopicPage
+
+    post_delete.connect(_remove_deleted_article, sender=ArticlePage, dispatch_uid="search-freshness-article-deleted")
 
     for model, field in ((TopicPage, "title"), (Author, "name")):
         uid = f"search-freshness-{model._meta.model_name}"

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 from django.core.management import call_command
 from django.utils import timezone
 
+from wagtail.search.models import IndexEntry
+
 import pytest
 import time_machine
 
@@ -156,3 +158,50 @@ def test_saving_an_author_without_renaming_reindexes_nothing(demo, django_captur
     with django_capture_on_commit_callbacks(execute=True):
         author.save()
     assert len(enqueued) == 1
+
+
+def count_index_writes(monkeypatch) -> list:
+    """Records the primary key of every object the auto-updating search backends index (their
+    class's ``add``: ``get_search_backend`` makes a new backend object on each call)."""
+    from wagtail.search.backends import get_search_backends
+
+    written = []
+    for backend_class in {type(backend) for backend in get_search_backends(with_auto_update=True)}:
+        original = backend_class.add
+
+        def add(self, obj, original=original):
+            written.append(obj.pk)
+            return original(self, obj)
+
+        monkeypatch.setattr(backend_class, "add", add)
+    return written
+
+
+def test_each_save_indexes_the_article_once_after_its_topics_and_authors(demo, monkeypatch):
+    """Wagtail's own post_save indexing is off for articles (``search_auto_update``): the save
+    indexes once, when the topics and authors are written, so nothing is indexed twice."""
+    topic = TopicPageFactory(parent=demo.blog, title="Ornithology")
+    article = ArticlePageFactory(parent=demo.blog, title="Quetzal report")
+    written = count_index_writes(monkeypatch)
+    article.topics.add(topic)
+    article.save()
+    assert written == [article.pk]
+    assert [page.title for page in type(article).objects.search("ornithology")] == ["Quetzal report"]
+    written.clear()
+    article.save_revision().publish()
+    # The revision (its pointer and date are filter fields) and the publish each index once.
+    assert written == [article.pk, article.pk]
+    written.clear()
+    article.save(update_fields=["draft_title"])  # bookkeeping no search field reads
+    assert written == []
+
+
+def test_a_deleted_article_leaves_the_index(client, demo):
+    article = ArticlePageFactory(parent=demo.blog, title="Quetzal report")
+    article.save_revision().publish()
+    assert titles_for(client, "quetzal") == ["Quetzal report"]
+    entries = IndexEntry.objects.filter(content_type__app_label="blog", object_id=str(article.pk))
+    assert entries.exists()
+    article.delete()
+    assert not entries.exists()
+    assert titles_for(client, "quetzal") == []

@@ -147,7 +147,9 @@ def test_no_inline_executable_scripts(client, demo, url):
 def test_missing_image_file_leaves_the_card_image_out_instead_of_failing(client, demo):
     # Wagtail caches renditions by image id, and ids are reused after a test's rollback.
     cache.clear()
-    article = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]], title="Lost picture")
+    article = ArticlePageFactory(
+        parent=demo.blog, topics=[demo.topics["gpu-costs"]], title="Lost picture", image=SiteImageFactory()
+    )
     article.image.file.storage.delete(article.image.file.name)
     assert not article.image.renditions.exists()
     head = head_of(client, article.url)

@@ -41,7 +41,10 @@ def _article(demo, name: str) -> ArticlePage:
     """A published article with a topic, an author (with a photo) and an image of its own."""
     topic = _published(TopicPageFactory(parent=demo.blog, title=f"Topic {name}", slug=f"topic-{name}"))
     author = AuthorFactory(name=f"Writer {name}", photo=SiteImageFactory())
-    return _published(ArticlePageFactory(parent=demo.blog, title=f"Article {name}", topics=[topic], authors=[author]))
+    article = ArticlePageFactory(
+        parent=demo.blog, title=f"Article {name}", topics=[topic], authors=[author], image=SiteImageFactory()
+    )
+    return _published(article)
 
 
 @pytest.fixture

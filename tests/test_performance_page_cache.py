@@ -31,7 +31,7 @@ from home.caching.page_cache import (
 )
 from home.models import SiteChromeSettings
 
-from .factories import ArticlePageFactory, AuthorFactory, HomePageFactory
+from .factories import ArticlePageFactory, AuthorFactory, HomePageFactory, SiteImageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -278,7 +278,7 @@ def test_publishing_makes_the_article_renditions(client, demo, django_capture_on
     from blog.renditions import ARTICLE_RENDITION_SPECS
     from home.models import SiteRendition
 
-    page = ArticlePageFactory(parent=demo.blog, title="Pictured", live=False)
+    page = ArticlePageFactory(parent=demo.blog, title="Pictured", live=False, image=SiteImageFactory())
     assert not SiteRendition.objects.filter(image=page.image).exists()
     with django_capture_on_commit_callbacks(execute=True):
         page.save_revision().publish()

@@ -50,23 +50,41 @@ HOSTILE_QUERIES = [
 ]
 
 
-def admin_search_urls(demo):
+def admin_search_urls(demo) -> list[str]:
+    """Every admin listing and chooser that searches, as the part that runs the search and lists
+    the results: Wagtail's ``results/`` view of a listing (what its search box fetches as the
+    editor types) where it has one, else the whole page (the choosers' own result views, and
+    wagtail-modeladmin's listings, which have none)."""
     article = demo.articles[0]
+    return [
+        "/admin/snippets/blog/author/results/",
+        "/admin/images/results/",
+        "/admin/images/chooser/results/",
+        "/admin/documents/results/",
+        "/admin/documents/chooser/results/",
+        "/admin/choose-page/search/",
+        f"/admin/pages/{demo.blog.pk}/results/",
+        f"/admin/pages/{article.pk}/results/",
+        "/admin/pages/search/results/",
+        "/admin/snippets/choose/blog/author/results/",
+        "/admin/users/results/",
+        "/admin/blog/articlepage/",
+        "/admin/blog/topicpage/",
+    ]
+
+
+def admin_listing_pages(demo) -> list[str]:
+    """The whole pages around the ``results/`` views above, which also print the query back
+    into their search box."""
     return [
         "/admin/snippets/blog/author/",
         "/admin/images/",
         "/admin/images/chooser/",
-        "/admin/images/chooser/results/",
         "/admin/documents/",
         "/admin/documents/chooser/",
-        "/admin/choose-page/search/",
         f"/admin/pages/{demo.blog.pk}/",
-        f"/admin/pages/{article.pk}/",
         "/admin/pages/search/",
-        "/admin/snippets/choose/blog/author/",
         "/admin/users/",
-        "/admin/blog/articlepage/",
-        "/admin/blog/topicpage/",
     ]
 
 
@@ -81,6 +99,16 @@ def test_admin_searches_never_fail(admin_client, demo, media, query):
     for url in admin_search_urls(demo):
         response = admin_client.get(url, {"q": query})
         assert response.status_code in {200, 302}, (url, query, response.status_code)
+
+
+# The whole pages run the same search as their results views; what they add is the query
+# printed back into the page, so the queries that are markup, quotes, NUL or invisible.
+@pytest.mark.parametrize("query", ['"><script>alert(1)</script>', "a\x00b", "\u202e\u200b\ufeff", "' OR 1=1 --"])
+def test_admin_listing_pages_print_any_query_back(admin_client, demo, media, query):
+    for url in admin_listing_pages(demo):
+        response = admin_client.get(url, {"q": query})
+        assert response.status_code in {200, 302}, (url, query, response.status_code)
+        assert b"<script>alert(1)" not in response.content, url
 
 
 def test_author_snippet_search_finds_by_name_and_role(admin_client, db):

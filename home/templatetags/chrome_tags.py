@@ -57,22 +57,27 @@ def site_chrome(context) -> dict:
     """``{part: HTML}`` for each of ``CHROME_PARTS`` (the header's brand and links, the footer),
     rendered with ``context``: from one cache entry keyed by ``chrome_fragment_key`` (the cache
     ``{% wagtailcache %}`` uses), else rendered and stored in one write. Kept on the request, so
-    the header and the footer read it once. Previews and reviewer links (``request.is_preview``)
-    and renders without a request neither read nor write it, as ``{% wagtailcache %}``."""
+    the header and the footer read or render it once. Previews and reviewer links
+    (``request.is_preview``) and renders without a request neither read nor write the cache, as
+    ``{% wagtailcache %}``."""
     request = context.get("request")
-    if request is None or getattr(request, "is_preview", False):
+    if request is None:
         return _render_chrome(context)
     parts = getattr(request, "site_chrome_parts", None)
-    if parts is None:
+    if parts is not None:
+        return parts
+    if getattr(request, "is_preview", False):
+        parts = _render_chrome(context)
+    else:
         fragment_cache = caches["template_fragments" if "template_fragments" in caches else "default"]
         key = make_template_fragment_key("site-chrome", [chrome_fragment_key(context)])
         parts = fragment_cache.get(key)
         if not isinstance(parts, dict) or set(parts) != set(CHROME_PARTS):
             parts = _render_chrome(context)
             fragment_cache.set(key, parts, fragments.FRAGMENT_SECONDS)
-        # The parts are HTML this site rendered from its settings and page tree.
-        parts = {name: mark_safe(html) for name, html in parts.items()}  # noqa: S308
-        request.site_chrome_parts = parts
+    # The parts are HTML this site rendered from its settings and page tree.
+    parts = {name: mark_safe(html) for name, html in parts.items()}  # noqa: S308
+    request.site_chrome_parts = parts
     return parts
 
 

@@ -233,13 +233,17 @@ class CardGroup:
     relations, or ArticlePages with their card relations prefetched) rendered with
     ``CARD_TEMPLATES[name]``; for grid cards ("article-card") ``heading_level``, the first card's
     image loaded eagerly when ``first_eager``, and a search result's highlighted ``texts`` (one
-    ``(title, summary, excerpt)`` per card)."""
+    ``(title, summary, excerpt)`` per card). ``inside_fragment``: the cards are rendered inside
+    a fragment cached for the generation (an article's related posts), which holds the grid's
+    HTML already, so the grid is not also stored whole (one write fewer on a cold page; when the
+    enclosing fragment is rendered again, its cards are read one key each)."""
 
     cards: list
     name: str = "article-card"
     heading_level: int = 3
     first_eager: bool = False
     texts: list[tuple] | None = None
+    inside_fragment: bool = False
 
 
 # What a card prints of its topics and authors (``components/article_card.html``): from the card
@@ -256,10 +260,12 @@ def render_cards(
     heading_level=3,
     first_eager: bool = False,
     texts: list[tuple] | None = None,
+    inside_fragment: bool = False,
 ) -> list[SafeString]:
     """The HTML of each card in ``cards``, in order ("" for an article deleted since its row was
     read): ``render_card_groups`` with one ``CardGroup`` of these arguments."""
-    return render_card_groups(request, [CardGroup(list(cards), name, heading_level, first_eager, texts)])[0]
+    group = CardGroup(list(cards), name, heading_level, first_eager, texts, inside_fragment)
+    return render_card_groups(request, [group])[0]
 
 
 def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString]]:
@@ -288,7 +294,7 @@ def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString
     # their cards are per query already, and the search results cache holds the page.
     grid_keys = [
         make_template_fragment_key(f"{group.name}-grid", [_digest(group_keys)])
-        if cached and len(group_keys) > 1 and not group.texts
+        if cached and len(group_keys) > 1 and not group.texts and not group.inside_fragment
         else None
         for group, group_keys in zip(groups, keys, strict=True)
     ]

@@ -655,3 +655,17 @@ def test_a_listings_queries_are_the_same_however_many_cards_are_missing(client, 
         assert len(article_rows_loaded(queries)) == len(renditions_read(queries)) == 1
         counts[len(evicted)] = len(queries)
     assert set(counts.values()) == {len(warm) + 2}, counts
+
+
+def test_related_posts_store_their_cards_but_not_a_grid_whole(client, demo, fragments):
+    """An article's related posts are inside a fragment cached for the generation
+    (``article-around``), which holds the grid's HTML: their cards are stored (listings and
+    search share them) but not the grid whole as well (``blog.fragments.CardGroup.inside_fragment``:
+    one file fewer on a cold article); a listing's grid still is."""
+    caches["default"].clear()
+    html = get(client, demo.articles[0].url)
+    assert len(cards(html)) > 1
+    assert fragments.count("article-card") == len(cards(html))
+    assert fragments.count("article-card-grid") == 0
+    get(client, "/blog/")
+    assert fragments.count("article-card-grid") == 1

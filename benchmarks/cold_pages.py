@@ -9,6 +9,16 @@ request, then times the request in CPU milliseconds (``time.process_time``, whic
 disturbs far less than the wall clock). Rounds alternate the checkouts; the median of each
 round's requests is printed, per path and checkout.
 
+``--depths N`` makes each request at N Python call depths in turn (0, 3, 6... frames deeper), and
+the median is over all of them. Why: CPython 3.11 keeps its frames in 16 KB chunks and frees a
+chunk as soon as the call that needed it returns (CPython issue gh-142183, fixed from 3.13/3.14
+by keeping one chunk), so a render whose depth keeps crossing a chunk boundary maps and faults in
+fresh memory again and again; where the boundaries fall depends on how deep the request starts
+and on every template and function on the way, so any change to either moves the cost between
+nothing and several milliseconds per request (the "minor faults" column shows it; measured: the
+same `b41f45e` article from 24 to 1,845 faults per request by the depth it was called at). One
+depth measures that alignment as much as the code; several average it out.
+
 ``--warm`` times the other state instead: the full-page cache and the search results cache off
 (``PAGE_CACHE_SECONDS=0 SEARCH_RESULTS_CACHE_SECONDS=0``, as ``make bench``'s "cold" column),
 every fragment and the memo warm from the requests before (``make bench``'s fragments-warm
@@ -16,7 +26,7 @@ target), to show a change to the cold path left the warm one alone.
 
 Usage (from the project root, after ``make bench`` or ``bench.py --prepare``)::
 
-    python benchmarks/cold_pages.py --against b41f45e [--rounds 2] [--repeat 7] [--warm]
+    python benchmarks/cold_pages.py --against b41f45e [--rounds 2] [--repeat 7] [--warm] [--depths 20]
 
 The other commit is checked out with ``git worktree add --detach`` in a temporary folder and
 removed at the end; each checkout's static files are collected into a temporary folder first
@@ -42,26 +52,33 @@ PATHS = [OUR_PATHS[kind] for kind in ("blog index", "topic page", "article", "se
 
 # Run in the child, inside the checkout: JSON {path: [cpu ms, ...]} on stdout.
 CHILD = """
-import json, sys, time
+import json, resource, sys, time
 import django
 django.setup()
 from django.core.cache import caches
 from django.test import Client
-paths, repeat, cold = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "cold"
+paths, repeat, cold, depths = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "cold", int(sys.argv[4])
 client = Client()
+
+def nested(depth, request):  # the request made ``depth`` Python frames deeper
+    return request() if depth == 0 else nested(depth - 1, request)
+
 for path in paths:  # the first request of each path: imports, templates compiled, connections
     client.get(path)
-timings = {}
+timings, faults = {}, {}
 for path in paths:
-    timings[path] = []
+    timings[path], faults[path] = [], []
     for _ in range(repeat):
-        for alias in caches if cold else ():
-            caches[alias].clear()
-        started = time.process_time()
-        response = client.get(path)
-        timings[path].append((time.process_time() - started) * 1000)
-        assert response.status_code == 200, (path, response.status_code)
-print(json.dumps(timings))
+        for depth in range(0, 3 * depths, 3) if depths else [0]:
+            for alias in caches if cold else ():
+                caches[alias].clear()
+            faulted = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            started = time.process_time()
+            response = nested(depth, lambda: client.get(path))
+            timings[path].append((time.process_time() - started) * 1000)
+            faults[path].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faulted)
+            assert response.status_code == 200, (path, response.status_code)
+print(json.dumps({"timings": timings, "faults": faults}))
 """
 
 
@@ -81,11 +98,12 @@ def child_env(checkout: Path, folder: Path, warm: bool = False) -> dict:
     return env
 
 
-def run(checkout: Path, folder: Path, repeat: int, warm: bool = False) -> dict:
-    """One round in a fresh child process: ``{path: [cpu ms, ...]}`` (``warm``: fragments warm,
-    no cache emptied)."""
+def run(checkout: Path, folder: Path, repeat: int, warm: bool = False, depths: int = 0) -> dict:
+    """One round in a fresh child process: ``{"timings": {path: [cpu ms, ...]}, "faults": {path:
+    [minor page faults, ...]}}`` (``warm``: fragments warm, no cache emptied; ``depths``: each
+    request made at that many call depths, 0 to ``3 * (depths - 1)`` frames deeper)."""
     output = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(PATHS), str(repeat), "warm" if warm else "cold"],
+        [sys.executable, "-c", CHILD, json.dumps(PATHS), str(repeat), "warm" if warm else "cold", str(depths)],
         cwd=checkout,
         env=child_env(checkout, folder, warm),
         capture_output=True,
@@ -101,6 +119,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--warm", action="store_true", help="fragments warm, full-page cache off, instead of cold")
+    parser.add_argument(
+        "--depths",
+        type=int,
+        default=0,
+        help="make each request at this many Python call depths (0, 3, 6... frames deeper; 0: as called)",
+    )
     args = parser.parse_args()
     if not (WORK / "ours.sqlite3").exists():
         sys.exit(f"{WORK / 'ours.sqlite3'} is missing: run `python benchmarks/bench.py --prepare` first")
@@ -119,21 +143,27 @@ def main() -> None:
                     check=True,
                 )
             medians = {name: {path: [] for path in PATHS} for name in checkouts}
+            faults = {name: {path: [] for path in PATHS} for name in checkouts}
             for _ in range(args.rounds):
                 for name, (checkout, folder) in checkouts.items():
-                    for path, timings in run(checkout, folder, args.repeat, args.warm).items():
-                        medians[name][path].append(statistics.median(timings))
+                    measured = run(checkout, folder, args.repeat, args.warm, args.depths)
+                    for path in PATHS:
+                        medians[name][path].append(statistics.median(measured["timings"][path]))
+                        faults[name][path] += measured["faults"][path]
             load = os.getloadavg()[0]
             state = "Fragments warm, full-page cache off" if args.warm else "Fully cold"
-            print(f"{state}, CPU ms per request, median of {args.repeat} per round, {args.rounds} rounds")
+            per_round = args.repeat * max(args.depths, 1)
+            depths = f", at {args.depths} call depths" if args.depths else ""
+            print(f"{state}, CPU ms per request, median of {per_round} per round{depths}, {args.rounds} rounds")
             print(f"(alternating; 1-minute load average at the end {load:.1f}):\n")
-            print(f"| page | this checkout | {args.against} | ratio |")
-            print("|---|---:|---:|---:|")
+            print(f"| page | this checkout | {args.against} | ratio | minor faults (median) |")
+            print("|---|---:|---:|---:|---:|")
             for path in PATHS:
                 ours, theirs = medians["this checkout"][path], medians[args.against][path]
                 ratio = statistics.median(o / t for o, t in zip(ours, theirs, strict=True))
                 cells = [f"{min(v):.1f}-{max(v):.1f}" for v in (ours, theirs)]
-                print(f"| `{path}` | {cells[0]} | {cells[1]} | {ratio:.2f}× |")
+                faulted = " / ".join(f"{statistics.median(faults[name][path]):.0f}" for name in checkouts)
+                print(f"| `{path}` | {cells[0]} | {cells[1]} | {ratio:.2f}× | {faulted} |")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, check=False)
 

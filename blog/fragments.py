@@ -28,9 +28,10 @@ fragment is never read again (it expires from the cache); nothing is deleted on 
   ``{% wagtailpagecache %}``, keyed by ``ArticlePage.get_cache_key_components``: the article's
   row and live revision, ``PAGE_CODE_VERSION``, and the version tokens of everything they show:
   the article, its image and social image, its topics, its authors (whose tokens change with
-  their photos too), its ancestors (breadcrumbs), what its body refers to, the URL token and the
-  sites token (site name, site settings). All the tokens an article's key and its body's key
-  need are read in one round trip (``article_state``).
+  their photos too), what its body refers to, the URL token and the sites token (site name, site
+  settings); and what the breadcrumbs show of its ancestors (titles and URLs of the live ones,
+  ``home.seo.ancestor_crumbs``, remembered for the cache generation), not their tokens. All the
+  tokens an article's key and its body's key need are read in one round trip (``article_state``).
 - An article's outline (``article_state``): its body outline (word count for the reading time
   and the JSON-LD, table of contents, whether it has its own call to action:
   ``ArticlePage.body_outline``), the token keys of what its body refers to, and the ids of its
@@ -59,7 +60,8 @@ from wagtail.models import Page, Site
 
 import pygments
 
-from home.caching import fragments, memo
+from home.caching import fragments
+from home.seo import ancestor_crumbs
 
 from .listings import CARD_FIELDS
 
@@ -231,13 +233,17 @@ class CardGroup:
     relations, or ArticlePages with their card relations prefetched) rendered with
     ``CARD_TEMPLATES[name]``; for grid cards ("article-card") ``heading_level``, the first card's
     image loaded eagerly when ``first_eager``, and a search result's highlighted ``texts`` (one
-    ``(title, summary, excerpt)`` per card)."""
+    ``(title, summary, excerpt)`` per card). ``inside_fragment``: the cards are rendered inside
+    a fragment cached for the generation (an article's related posts), which holds the grid's
+    HTML already, so the grid is not also stored whole (one write fewer on a cold page; when the
+    enclosing fragment is rendered again, its cards are read one key each)."""
 
     cards: list
     name: str = "article-card"
     heading_level: int = 3
     first_eager: bool = False
     texts: list[tuple] | None = None
+    inside_fragment: bool = False
 
 
 # What a card prints of its topics and authors (``components/article_card.html``): from the card
@@ -254,10 +260,12 @@ def render_cards(
     heading_level=3,
     first_eager: bool = False,
     texts: list[tuple] | None = None,
+    inside_fragment: bool = False,
 ) -> list[SafeString]:
     """The HTML of each card in ``cards``, in order ("" for an article deleted since its row was
     read): ``render_card_groups`` with one ``CardGroup`` of these arguments."""
-    return render_card_groups(request, [CardGroup(list(cards), name, heading_level, first_eager, texts)])[0]
+    group = CardGroup(list(cards), name, heading_level, first_eager, texts, inside_fragment)
+    return render_card_groups(request, [group])[0]
 
 
 def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString]]:
@@ -286,7 +294,7 @@ def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString
     # their cards are per query already, and the search results cache holds the page.
     grid_keys = [
         make_template_fragment_key(f"{group.name}-grid", [_digest(group_keys)])
-        if cached and len(group_keys) > 1 and not group.texts
+        if cached and len(group_keys) > 1 and not group.texts and not group.inside_fragment
         else None
         for group, group_keys in zip(groups, keys, strict=True)
     ]
@@ -409,22 +417,14 @@ class ArticleState:
     ``outline``: ``ArticlePage.body_outline``'s keys plus ``reference_keys`` (token keys of what
     the body refers to), ``topic_ids`` and ``author_ids`` (every topic and author the article is
     linked to, shown or not) and ``page_version`` (the article's token it was computed under).
-    ``tokens``: ``{token key: token}`` for the article, its images, topics, authors, ancestors,
-    body references, the URL token and the sites token."""
+    ``tokens``: ``{token key: token}`` for the article, its images, topics, authors, body
+    references, the URL token and the sites token. ``crumbs``: what the breadcrumbs show of its
+    ancestors (``home.seo.ancestor_crumbs``: their titles and URLs), in the key itself rather
+    than through the ancestors' tokens (three fewer tokens to read, or to store on a cold page)."""
 
     outline: dict
     tokens: dict
-
-
-def _ancestor_ids(article) -> list:
-    """The primary keys of ``article``'s ancestors (breadcrumbs show their titles): one query per
-    parent, remembered for the cache generation (``home.caching.memo``; a move starts a new one)."""
-    parent_path = article.path[: -article.steplen]
-    paths = [parent_path[:end] for end in range(article.steplen, len(parent_path) + 1, article.steplen)]
-    return memo.memoized(
-        ("ancestor-ids", parent_path),
-        lambda: sorted(Page.objects.filter(path__in=paths).values_list("pk", flat=True)),
-    )
+    crumbs: tuple = ()
 
 
 def _state_keys(article, outline) -> list[str]:
@@ -433,7 +433,7 @@ def _state_keys(article, outline) -> list[str]:
         *_body_keys(article, outline["reference_keys"]),
         fragments.SITES_KEY,
         *(fragments.object_key(get_image_model(), pk) for pk in sorted(image_ids)),
-        *(fragments.object_key(Page, pk) for pk in [*outline["topic_ids"], *_ancestor_ids(article)]),
+        *(fragments.object_key(Page, pk) for pk in outline["topic_ids"]),
         *(fragments.object_key(type(article).authors.field.related_model, pk) for pk in outline["author_ids"]),
     ]
 
@@ -463,23 +463,31 @@ def outline_cache_key(article) -> str:
     return "fragments:article-outline:" + _digest(OUTLINE_VERSION, article.pk, article.live_revision_id)
 
 
-def article_state(article) -> ArticleState:
-    """The outline and version tokens of ``article`` (an ArticlePage as published and served to
-    readers: never a preview's draft). Two cache round trips (the outline, then every token in one
+def article_state(article, request=None) -> ArticleState:
+    """The outline, version tokens and breadcrumbs of ``article`` (an ArticlePage as published and
+    served to ``request``'s readers: never a preview's draft). The breadcrumbs are remembered for
+    the cache generation (one query on its first request). Two cache round trips (the outline, then every token in one
     ``get_many``); on a miss, or when the article's row changed since the outline was stored,
-    the outline is computed afresh (``_compute_outline``) and stored."""
+    the outline is computed afresh (``_compute_outline``) and stored, the article's token read
+    once before its rows and the others after them."""
     key = outline_cache_key(article)
     page_key = fragments.object_key(type(article), article.pk)
     cache = _fragment_cache()
+    crumbs = ancestor_crumbs(request, article)
     outline = cache.get(key)
     if outline is not None:
         keys = _state_keys(article, outline)
         tokens = dict(zip(keys, fragments.versions(keys), strict=True))
         if tokens[page_key] == outline["page_version"]:
-            return ArticleState(outline, tokens)
-    # The article's token before its rows are read: a change saved meanwhile replaces it, so an
+            return ArticleState(outline, tokens, crumbs)
+        page_version = tokens[page_key]
+    else:
+        page_version = fragments.versions([page_key])[0]
+    # The article's token is read before its rows: a change saved meanwhile replaces it, so an
     # outline stored under the old token is computed again on the next request.
-    outline = _compute_outline(article, page_version=fragments.versions([page_key])[0])
+    outline = _compute_outline(article, page_version=page_version)
     cache.set(key, outline, fragments.FRAGMENT_SECONDS)
-    keys = _state_keys(article, outline)
-    return ArticleState(outline, dict(zip(keys, fragments.versions(keys), strict=True)))
+    # The other tokens in one more round trip (the article's was just read: not read again).
+    keys = [state_key for state_key in _state_keys(article, outline) if state_key != page_key]
+    tokens = {page_key: page_version, **dict(zip(keys, fragments.versions(keys), strict=True))}
+    return ArticleState(outline, tokens, crumbs)

@@ -836,12 +836,14 @@ class ArticlePage(BasePage):
     def get_cache_key_components(self):
         """Wagtail's (id, URL path, last publish), the live revision, ``PAGE_CODE_VERSION`` and the
         version tokens of everything the page's own fragments show (``fragment_state``: the article,
-        its images, topics, authors with their photos, ancestors, body references, URLs, sites),
+        its images, topics, authors with their photos, body references, URLs, sites) and what its
+        breadcrumbs show of its ancestors (their titles and URLs),
         for ``{% wagtailpagecache %}`` in ``pages/article_page.html``. No query and no cache round
         trip once ``get_context`` has run; without ``fragment_state`` only Wagtail's own parts."""
         components = [*super().get_cache_key_components(), self.live_revision_id, PAGE_CODE_VERSION]
         if self.fragment_state is not None:
             components.append(sorted(self.fragment_state.tokens.items()))
+            components.append(self.fragment_state.crumbs)
         return components
 
     def prefetch_shown(self, request) -> None:
@@ -865,7 +867,7 @@ class ArticlePage(BasePage):
         key the page's fragments (two cache round trips, no query once cached)."""
         context = super().get_context(request, *args, **kwargs)
         if not getattr(request, "is_preview", False):
-            self.fragment_state = article_state(self)
+            self.fragment_state = article_state(self, request)
             # The live revision's outline from the cache: no walk over the body (blog/fragments.py).
             self.body_outline = self.fragment_state.outline
 

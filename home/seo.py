@@ -93,6 +93,14 @@ def _ancestor_crumbs(request, site, parent_path: str) -> tuple:
     return memo.memoized(("breadcrumbs", site.pk, parent_path), build)
 
 
+def ancestor_crumbs(request, page) -> tuple:
+    """``((title, absolute url), ...)``: what ``page``'s breadcrumbs show of its ancestors (the
+    live pages from the site's root page down to its parent, ``breadcrumb_data``); () without a
+    site. One query per site and parent, remembered for the cache generation."""
+    site = current_site(request)
+    return _ancestor_crumbs(request, site, page.path[: -page.steplen]) if site is not None else ()
+
+
 def breadcrumb_data(request, page, extra: list[tuple[str, str]] = ()) -> dict | None:
     """schema.org ``BreadcrumbList`` from the site's home page down to ``page``, then ``extra``.
 
@@ -102,7 +110,7 @@ def breadcrumb_data(request, page, extra: list[tuple[str, str]] = ()) -> dict | 
     site = current_site(request)
     crumbs = []
     if site is not None:
-        crumbs = list(_ancestor_crumbs(request, site, page.path[: -page.steplen]))
+        crumbs = list(ancestor_crumbs(request, page))
         if page.live and page.depth >= site.root_page.depth:
             crumbs.append((page.title, page.get_full_url(request)))
     crumbs += list(extra)

@@ -5,17 +5,21 @@ queries for its topics, authors and renditions, an edit to anything it shows cha
 next request, an edit to something it does not show leaves its fragments alone, and previews
 never read or write them. The test settings turn the full-page cache off."""
 
+import json
 import re
+from collections import Counter
 
+from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from wagtail.models import Site
+from wagtail.models import Page, Site
 
 import pytest
 
 from blog.models import ArticlePage, TopicPage
+from home.caching.fragments import object_key
 from home.models import SiteChromeSettings
 
 from .factories import ArticlePageFactory, AuthorFactory, SiteImageFactory, TopicPageFactory
@@ -212,3 +216,95 @@ def test_a_row_changed_without_a_new_revision_computes_the_outline_again(client,
     other_topic.title = "Renamed later"
     _published(other_topic)
     assert "Renamed later" in _main(get(client, article.url))
+
+
+class CacheCalls:
+    """The keys read and written through the default cache's public API (``get``, ``get_many``,
+    ``set``, ``set_many``, ``add``), counted once per key however the backend implements
+    ``get_many``/``set_many`` (Django's default calls ``get``/``set`` once per key)."""
+
+    def __init__(self, monkeypatch):
+        backend = caches["default"]
+        self.read, self.written = Counter(), Counter()
+        inside = []
+
+        def recording(name, counter, many):
+            original = getattr(backend, name)
+
+            def call(keys, *args, **kwargs):
+                if not inside:
+                    counter.update(list(keys) if many else [keys])
+                inside.append(name)
+                try:
+                    return original(keys, *args, **kwargs)
+                finally:
+                    inside.pop()
+
+            monkeypatch.setattr(backend, name, call)
+
+        recording("get", self.read, many=False)
+        recording("get_many", self.read, many=True)
+        recording("set", self.written, many=False)
+        recording("set_many", self.written, many=True)
+        recording("add", self.written, many=False)
+
+    def ours(self, counter: Counter) -> Counter:
+        """The fragments' and version tokens' keys in ``counter`` (not Django's or Wagtail's)."""
+        return Counter({key: n for key, n in counter.items() if key.startswith(("fragments:", "template.cache."))})
+
+
+def _breadcrumbs(html: str) -> list[str]:
+    """The names in the page's JSON-LD ``BreadcrumbList`` (in the article's cached SEO head)."""
+    for script in re.findall(r'<script type="application/ld\+json">(.*?)</script>', _head(html), flags=re.S):
+        data = json.loads(script)
+        if data.get("@type") == "BreadcrumbList":
+            return [item["name"] for item in data["itemListElement"]]
+    return []
+
+
+def test_a_renamed_ancestor_changes_the_breadcrumbs_and_not_the_body(client, demo, pair, fragments, monkeypatch):
+    """The breadcrumbs show the live ancestors' titles and URLs, which are part of the key of the
+    article's own fragments (``home.seo.ancestor_crumbs``, remembered for the cache generation)
+    instead of the ancestors' version tokens (none is read): a renamed blog index or home page
+    shows at the next request; the body's fragment, which shows neither, is not rendered again."""
+    article, _ = pair
+    assert "Field notes" not in _breadcrumbs(get(client, article.url))
+    calls = CacheCalls(monkeypatch)
+    get(client, article.url)
+    ancestors = [object_key(Page, pk) for pk in Page.objects.ancestor_of(article).values_list("pk", flat=True)]
+    assert calls.read and not set(ancestors) & set(calls.read)  # no ancestor's token read
+    blog = type(demo.blog).objects.get(pk=demo.blog.pk)
+    blog.title = "Field notes"
+    blog.save_revision().publish()
+    fragments.clear()
+    assert "Field notes" in _breadcrumbs(get(client, article.url))
+    assert "article-head" in fragments.stored and "article-body" not in fragments.stored
+    home = Page.objects.get(pk=demo.blog.get_parent().pk).specific
+    home.title = "Front page"
+    home.save_revision().publish()
+    assert _breadcrumbs(get(client, article.url))[:2] == ["Front page", "Field notes"]
+
+
+def test_a_cold_article_reads_each_key_once_and_stores_the_site_chrome_as_one_entry(client, pair, monkeypatch):
+    """Everything cold (issue 14): an article's request with every cache empty reads each of its
+    fragment and token keys once (the article's own token too: ``blog.fragments.article_state``
+    reads it before computing the outline, and not again with the other tokens) and writes each
+    once; the header's brand and links and the footer are one entry ("site-chrome",
+    ``home/templatetags/chrome_tags.py``), not three. On the file-based cache every write is a
+    file created, compressed and renamed: the cold request's largest cost after rendering."""
+    article = pair[0]
+    calls = CacheCalls(monkeypatch)
+    caches["default"].clear()
+    get(client, article.url)
+    read, written = calls.ours(calls.read), calls.ours(calls.written)
+    page_token = object_key(Page, article.pk)
+    assert read[page_token] == 1 and written[page_token] == 1
+    assert max(read.values()) == 1 and max(written.values()) == 1
+    chrome = [key for key in written if ".site-" in key]
+    assert len(chrome) == 1 and chrome[0].startswith("template.cache.site-chrome.")
+    # The second request reads the chrome once, and writes nothing.
+    calls.read.clear()
+    calls.written.clear()
+    get(client, article.url)
+    assert [key for key in calls.ours(calls.read) if ".site-" in key] == chrome
+    assert calls.ours(calls.written) == Counter()

@@ -201,18 +201,25 @@ def listing_head_key(context) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def article_cards(context, articles, first_eager=False, heading_level=None, rendered=None) -> list:
-    """``{% article_cards articles first_eager heading_level rendered as cards %}``: the HTML of
-    each card of ``articles`` (card rows or ArticlePages, as ``components/card_grid.html`` takes
-    them), the cached ones read in one round trip, the others rendered and stored
-    (``blog.fragments.render_cards``); ``rendered`` as it is when the page rendered them already
+def article_cards(
+    context, articles, first_eager=False, heading_level=None, rendered=None, inside_fragment=False
+) -> list:
+    """``{% article_cards articles first_eager heading_level rendered inside_fragment as cards %}``:
+    the HTML of each card of ``articles`` (card rows or ArticlePages, as
+    ``components/card_grid.html`` takes them), the cached ones read in one round trip, the others
+    rendered and stored (``blog.fragments.render_cards``; ``inside_fragment``: the grid is not
+    also stored whole, ``CardGroup``); ``rendered`` as it is when the page rendered them already
     (``listing_cards``)."""
     from blog.fragments import render_cards
 
     if isinstance(rendered, list):  # a variable the template lacks resolves to "", not None
         return rendered
     return render_cards(
-        context.get("request"), articles, first_eager=bool(first_eager), heading_level=heading_level or 3
+        context.get("request"),
+        articles,
+        first_eager=bool(first_eager),
+        heading_level=heading_level or 3,
+        inside_fragment=bool(inside_fragment),
     )
 
 

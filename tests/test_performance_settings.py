@@ -42,6 +42,17 @@ def test_redis_url_selects_redis_and_turns_the_page_cache_on():
     assert values["page"] == 600
 
 
+def test_redis_replies_are_parsed_by_hiredis():
+    """hiredis (requirements/base.txt) parses Redis's replies and packs commands in C; redis-py
+    uses it whenever it is importable unless a parser is chosen, so production chooses none. A
+    page-cache hit's token read costs 14% fewer instructions with it (docs/performance.md)."""
+    import redis.utils
+
+    assert redis.utils.HIREDIS_AVAILABLE
+    values = production_settings(REDIS_URL="redis://127.0.0.1:6379/8")
+    assert all("PARSER_CLASS" not in cache["OPTIONS"] for cache in values["caches"].values())
+
+
 def test_without_redis_one_machines_processes_share_a_file_cache_and_pages_are_cached(tmp_path):
     values = production_settings(CACHE_DIR=str(tmp_path))
     for alias in ("default", "renditions"):

@@ -33,6 +33,8 @@ from wagtail.models import PageLogEntry
 
 import pytest
 
+from .redis_server import redis_answers
+
 # One pytest-xdist worker runs the module: its servers share one Redis database.
 pytestmark = [
     pytest.mark.multiserver,
@@ -50,16 +52,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def redis_available() -> bool:
-    parsed = urllib.parse.urlparse(REDIS_URL)
-    try:
-        with socket.create_connection((parsed.hostname, parsed.port or 6379), timeout=1) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 class Client:
@@ -108,7 +100,7 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 def server_env(tmp_path_factory, django_db_setup, django_db_blocker):
     if connection.vendor != "postgresql":
         pytest.skip("the multi-server run shares one PostgreSQL database (CI's PostgreSQL pass runs it)")
-    if not redis_available():
+    if not redis_answers(REDIS_URL):
         pytest.skip(f"Redis is not reachable at {REDIS_URL}")
     db = connection.settings_dict
     database_url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"

@@ -9,10 +9,8 @@ prefix of this run's own, so the suite's two CI passes can share the database.
 """
 
 import os
-import socket
 import subprocess
 import sys
-import urllib.parse
 import uuid
 
 from django.core.cache import cache
@@ -22,6 +20,8 @@ import redis
 from django_redis import get_redis_connection
 
 from home.caching.page_cache import GENERATION_KEY, bump_generation
+
+from .redis_server import redis_answers
 
 pytestmark = pytest.mark.django_db
 
@@ -40,21 +40,11 @@ class CountingRedis(redis.Redis):
         return super().execute_command(*args, **options)
 
 
-def redis_reachable() -> bool:
-    parsed = urllib.parse.urlparse(REDIS_URL)
-    try:
-        with socket.create_connection((parsed.hostname, parsed.port or 6379), timeout=1) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
 @pytest.fixture
 def redis_cache(settings):
     """The default cache on Redis with production's options, its keys under a prefix of this
     test's own (removed afterwards); returns ``commands()``, the commands sent since last asked."""
-    if not redis_reachable():
+    if not redis_answers(REDIS_URL):
         if os.environ.get("CI"):
             pytest.fail(f"Redis is not reachable at {REDIS_URL}; .ci/run starts it")
         pytest.skip(f"Redis is not reachable at {REDIS_URL}")

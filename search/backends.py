@@ -9,7 +9,9 @@ text becomes a valid FTS5 query (``search.sqlite_backend.SafeQueryMixin``). On P
 Wagtail's backend with one full-text pass per search (``search.postgres_backend``), with NUL
 bytes taken out of query strings (PostgreSQL text cannot hold them: a ``DataError``, so a 500
 for ``?q=%00`` in any admin search box or ``?search=%00`` in the API). Both also
-offer ``indexed_texts()``, the plain text they indexed, for result excerpts. Switching to
+offer ``indexed_texts()``, the plain text they indexed, for result excerpts, and take at most
+``MAX_QUERY_TERMS`` words of a query (``home.upstream.modelsearch``: a few hundred words
+exceed the recursion limit in modelsearch's query compilers). Switching to
 Elasticsearch/OpenSearch stays a settings change.
 """
 

@@ -35,6 +35,8 @@ from wagtail.search.backends.database.postgres.postgres import (
 )
 from wagtail.search.query import PlainText
 
+from home.upstream.modelsearch import BoundedQueryMixin
+
 from .backends import by_pk, facets_sql, indexed_texts, is_filter_field, with_indexed_text
 
 # Relevance for more matches than this is ranked in two steps (see ``_ordered_matches``): the
@@ -237,7 +239,7 @@ class OnePassPostgresSearchResults(PostgresSearchResults):
         return _summary(compiler, self.backend, facet_fields=[field_name]).facets[field_name]
 
 
-class OnePassPostgresSearchBackend(PostgresSearchBackend):
+class OnePassPostgresSearchBackend(BoundedQueryMixin, PostgresSearchBackend):
     results_class = OnePassPostgresSearchResults
 
     def _search(self, query_compiler_class, query, model_or_queryset, **kwargs):

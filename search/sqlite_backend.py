@@ -26,6 +26,8 @@ from wagtail.search.backends.database.sqlite.sqlite import (
 from wagtail.search.query import MatchAll, Not, Phrase, PlainText
 from wagtail.search.utils import get_descendants_content_types_pks
 
+from home.upstream.modelsearch import BoundedQueryMixin
+
 from .backends import by_pk, facets_sql, indexed_texts, is_filter_field, with_indexed_text
 from .models import AutocompleteIndexEntry
 
@@ -361,7 +363,7 @@ class TitleWeightedSQLiteSearchResults(SQLiteSearchResults):
             compiler.order_by_relevance = relevance
 
 
-class TitleWeightedSQLiteSearchBackend(SQLiteSearchBackend):
+class TitleWeightedSQLiteSearchBackend(BoundedQueryMixin, SQLiteSearchBackend):
     query_compiler_class = TitleWeightedSQLiteQueryCompiler
     autocomplete_query_compiler_class = RankedSQLiteAutocompleteQueryCompiler
     results_class = TitleWeightedSQLiteSearchResults

@@ -206,6 +206,36 @@ def test_any_search_text_is_answered(client, demo, api_media, endpoint, query):
     assert response.status_code == 200, (endpoint, query, response.content[:300])
 
 
+# Long searches: modelsearch compiles a query a level per word, past the recursion limit at about
+# 450 words (home/upstream/modelsearch.py); plain words, quoted phrases, either operator.
+LONG_SEARCHES = [
+    {"search": " ".join(["gpu"] * 450)},
+    {"search": " ".join(f"word{n}" for n in range(1000))},
+    {"search": " ".join(['"gpu costs"'] * 500)},
+    {"search": " ".join(["gpu"] * 3000), "search_operator": "or"},
+    {"search": "a " * 5000, "search_operator": "and"},
+]
+
+
+@pytest.mark.parametrize(
+    "params", LONG_SEARCHES, ids=["450 words", "1000 words", "500 phrases", "3000 or", "5000 and"]
+)
+@pytest.mark.parametrize("endpoint", ["pages", "images", "documents"])
+def test_long_search_text_is_answered(client, demo, api_media, endpoint, params):
+    response = client.get(f"/api/v2/{endpoint}/", params)
+    assert response.status_code == 200, (endpoint, response.content[:300])
+    response.json()
+
+
+def test_a_long_search_still_finds_by_its_first_words(client, demo):
+    """The backend keeps the first words of a long query: a search that starts with an article's
+    title words still finds it whatever follows."""
+    title = demo.articles[0].title
+    padded = " ".join([title, *[f"filler{n}" for n in range(600)]])
+    data = get_json(client, "/api/v2/pages/", type="blog.ArticlePage", search=padded, search_operator="or")
+    assert demo.articles[0].pk in [item["id"] for item in data["items"]]
+
+
 def test_good_values_of_the_checked_parameters_still_work(client, demo, api_media):
     article = demo.articles[0]
     day = article.date_published.isoformat()

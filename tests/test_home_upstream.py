@@ -219,3 +219,32 @@ def test_our_file_cache_refuses_a_check_interval_below_one(tmp_path):
     for bad in (0, -5):
         with pytest.raises(ValueError, match="CULL_CHECK_WRITES"):
             SparselyCulledFileBasedCache(str(tmp_path), {"OPTIONS": {"CULL_CHECK_WRITES": bad}})
+
+
+def _stock_database_backend():
+    """modelsearch's own database backend for the test database (ours subclasses it)."""
+    from wagtail.search.backends.database import SearchBackend
+
+    return SearchBackend({})
+
+
+@pytest.mark.django_db
+def test_modelsearch_still_recurses_a_level_per_query_word():
+    """docs/upstream.md, "modelsearch: long queries exceed the recursion limit"."""
+    from blog.models import ArticlePage
+
+    with pytest.raises(RecursionError):
+        list(_stock_database_backend().search(" ".join(["gpu"] * 1000), ArticlePage)[:10])
+
+
+@pytest.mark.django_db
+def test_our_backends_bound_long_queries():
+    from wagtail.search.backends import get_search_backend
+
+    from blog.models import ArticlePage
+    from home.upstream.modelsearch import BoundedQueryMixin
+
+    backend = get_search_backend()
+    assert isinstance(backend, BoundedQueryMixin)
+    for method in (backend.search, backend.autocomplete):
+        list(method(" ".join(["gpu"] * 1000), ArticlePage)[:10])

@@ -47,6 +47,10 @@ HOSTILE_QUERIES = [
     "' OR 1=1 --",
     "\u202e\u200b\ufeff",
     "é" * 50,
+    # Hundreds of words, plain and quoted (home/upstream/modelsearch.py: modelsearch's compilers
+    # recurse a level per word).
+    " ".join(["gpu"] * 600),
+    " ".join(['"gpu costs"'] * 300),
 ]
 
 
@@ -94,11 +98,18 @@ def media(db):
     DocumentFactory(title="Cedana GPU whitepaper")
 
 
-@pytest.mark.parametrize("query", HOSTILE_QUERIES)
+def query_id(query: str) -> str:
+    """A test id: the query, or its start and length when it is long."""
+    return query if len(query) <= 40 else f"{query[:20]}...({len(query)} characters)"
+
+
+@pytest.mark.parametrize("query", HOSTILE_QUERIES, ids=query_id)
 def test_admin_searches_never_fail(admin_client, demo, media, query):
     for url in admin_search_urls(demo):
         response = admin_client.get(url, {"q": query})
-        assert response.status_code in {200, 302}, (url, query, response.status_code)
+        # The modeladmin listings refuse a search longer than the site's (blog/wagtail_hooks.py).
+        refused = response.status_code == 400 and b"Search for at most" in response.content
+        assert response.status_code in {200, 302} or refused, (url, query, response.status_code)
 
 
 # The whole pages run the same search as their results views; what they add is the query
@@ -143,7 +154,7 @@ def test_images_are_found_with_a_quote_in_the_query(admin_client, media):
     assert "Cedana GPU diagram" in response.content.decode()
 
 
-@pytest.mark.parametrize("query", HOSTILE_QUERIES)
+@pytest.mark.parametrize("query", HOSTILE_QUERIES, ids=query_id)
 def test_the_backend_turns_any_text_into_a_safe_query(demo, media, query):
     """Every caller (site search, admin, API, shell) goes through the backend: it must cope."""
     backend = get_search_backend()

@@ -49,7 +49,6 @@ import hashlib
 from collections import namedtuple
 from dataclasses import dataclass
 
-from django.core.cache import caches
 from django.core.cache.utils import make_template_fragment_key
 from django.db.models import CharField, Value, prefetch_related_objects
 from django.template.loader import get_template
@@ -305,7 +304,7 @@ def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString
             first += [grid_key] if grid_key else group_keys
         # A copy: django-redis answers a failed get_many (Redis down) with one shared dict, which
         # adding the rendered cards to would hand them to every later failed read (renditions too).
-        found = dict(_fragment_cache().get_many(first))
+        found = dict(fragments.fragment_cache().get_many(first))
         for grid_key, group_keys in zip(grid_keys, keys, strict=True):
             grid = found.pop(grid_key, None) if grid_key else None
             if isinstance(grid, list) and len(grid) == len(group_keys):
@@ -318,7 +317,7 @@ def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString
             for key in group_keys
         ]
         if unread:
-            found.update(_fragment_cache().get_many(unread))
+            found.update(fragments.fragment_cache().get_many(unread))
     missing = [
         (group_index, index)
         for group_index, group_keys in enumerate(keys)
@@ -339,7 +338,7 @@ def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString
             if grid_key and grid_key not in whole and all(key in found for key in group_keys):
                 new[grid_key] = [found[key] for key in group_keys]
         if new:
-            _fragment_cache().set_many(new, fragments.FRAGMENT_SECONDS)
+            fragments.fragment_cache().set_many(new, fragments.FRAGMENT_SECONDS)
     # The fragments are HTML this site rendered (stored as rendered, never from readers' input).
     return [[mark_safe(found.get(key, "")) for key in group_keys] for group_keys in keys]  # noqa: S308
 
@@ -405,11 +404,6 @@ def card_relations(row: dict) -> dict:
     }
 
 
-def _fragment_cache():
-    """The cache ``{% wagtailcache %}`` uses: "template_fragments" if configured, else "default"."""
-    return caches["template_fragments" if "template_fragments" in caches else "default"]
-
-
 @dataclass(frozen=True)
 class ArticleState:
     """What an article's cached fragments are keyed by (``article_state``).
@@ -472,7 +466,7 @@ def article_state(article, request=None) -> ArticleState:
     once before its rows and the others after them."""
     key = outline_cache_key(article)
     page_key = fragments.object_key(type(article), article.pk)
-    cache = _fragment_cache()
+    cache = fragments.fragment_cache()
     crumbs = ancestor_crumbs(request, article)
     outline = cache.get(key)
     if outline is not None:

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import transaction
 from django.db.models import Model, Q
 from django.db.models.signals import post_delete, post_save, pre_delete
@@ -50,6 +50,12 @@ SITES_KEY = VERSION_PREFIX + "sites"
 # Fragments are keyed by content, so a new version is a new key; this bounds how long an unused
 # one stays in a cache without an eviction policy of its own (Redis without maxmemory).
 FRAGMENT_SECONDS = 7 * 24 * 3600
+
+
+def fragment_cache():
+    """The cache ``{% wagtailcache %}`` uses (Django's ``{% cache %}`` rule): the
+    "template_fragments" alias if configured, else "default"."""
+    return caches["template_fragments" if "template_fragments" in caches else "default"]
 
 
 def files_digest(names: Iterable[str], seed: str = "", length: int = 16) -> str:

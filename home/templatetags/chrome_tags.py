@@ -16,7 +16,7 @@ change shows on every page at the next request.
 """
 
 from django import template
-from django.core.cache import cache, caches
+from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.utils.safestring import mark_safe
 
@@ -69,7 +69,7 @@ def site_chrome(context) -> dict:
     if getattr(request, "is_preview", False):
         parts = _render_chrome(context)
     else:
-        fragment_cache = caches["template_fragments" if "template_fragments" in caches else "default"]
+        fragment_cache = fragments.fragment_cache()
         key = make_template_fragment_key("site-chrome", [chrome_fragment_key(context)])
         parts = fragment_cache.get(key)
         if not isinstance(parts, dict) or set(parts) != set(CHROME_PARTS):

@@ -40,3 +40,16 @@ def test_article_factory_builds_a_live_listed_article(demo):
     assert article.live and article.authors.count() == 1
     assert article.image.width == 1200
     assert article in demo.topics["gpu-costs"].articles.all()
+
+
+def test_article_factory_saves_each_article_once_with_its_topics_and_authors(demo, monkeypatch):
+    """One save writes the article with its topics and authors, so it is indexed once (each
+    save of an article indexes it): the suite makes hundreds of articles."""
+    from .test_search_index import count_index_writes
+
+    topic, author = demo.topics["gpu-costs"], factories.AuthorFactory()
+    written = count_index_writes(monkeypatch)
+    article = factories.ArticlePageFactory(parent=demo.blog, title="Quetzal report", topics=[topic], authors=[author])
+    assert written == [article.pk]
+    assert list(article.topics.all()) == [topic] and list(article.authors.all()) == [author]
+    assert [page.pk for page in type(article).objects.search("quetzal")] == [article.pk]

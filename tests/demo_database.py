@@ -9,7 +9,7 @@ and PNG files again (about 10 s), because its rollback forgot the rows of the la
 
 ``prepare(media_root)`` is called by ``tests/conftest.py``'s ``django_db_setup``. The copy is
 keyed by the database engine (and PostgreSQL server) and a hash of every file under ``home/``,
-``blog/``, ``search/``, ``config/`` and ``requirements/`` except templates and static files:
+``blog/``, ``search/``, ``config/`` and ``requirements/`` except templates and static files, and of this module:
 change any of them and the next session builds a new copy. The copies live in ``CEDANA_TEST_CACHE_DIR`` (default
 ``~/.cache/cedana-blog/test-databases``): an SQLite file and a folder of media per key, and on
 PostgreSQL a template database ``cedana_testcache_<key>`` beside the test database. A lock file
@@ -39,6 +39,8 @@ from django.test.utils import setup_databases
 
 SOURCES = ("home", "blog", "search", "config", "requirements")
 TEMPLATE_PREFIX = "cedana_testcache_"
+# The filter of the thumbnails in Wagtail's image listings and choosers (wagtailimages templates).
+ADMIN_THUMBNAIL = "max-165x165"
 # Kept per engine: the newest few keys (a branch switch back and forth reuses its copy).
 KEPT_COPIES = 4
 
@@ -57,6 +59,7 @@ def cache_key() -> str:
         repr((db["ENGINE"], db.get("HOST"), db.get("PORT"), sys.version_info[:2], str(cache_root()))).encode()
     )
     base = Path(settings.BASE_DIR)
+    digest.update(Path(__file__).read_bytes())  # what this module stores
     for folder in SOURCES:
         for path in sorted((base / folder).rglob("*")):
             # Templates and static files shape pages, not the stored content.
@@ -127,6 +130,8 @@ def _setup(*, keepdb: bool, verbosity: int):
 
 def _load_demo():
     """The demo site, and the card, hero, social and figure renditions of every article image."""
+    from wagtail.images import get_image_model
+
     from blog.models import ArticlePage
     from blog.renditions import figure_image_ids, make_article_renditions
 
@@ -136,6 +141,10 @@ def _load_demo():
         cards.update(pk for pk in (article.image_id, article.social_image_id) if pk)
         figures.update(figure_image_ids(article.body))
     make_article_renditions.call(sorted(cards), sorted(figures))
+    # The thumbnail Wagtail's image library and image chooser show of each image (its templates'
+    # ``max-165x165``): otherwise each admin test that lists images made some thirty again.
+    for image in get_image_model().objects.all():
+        image.get_rendition(ADMIN_THUMBNAIL)
 
 
 @contextmanager

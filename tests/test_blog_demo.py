@@ -294,6 +294,9 @@ def test_renditions_on_publish_when_the_setting_is_on(settings, demo, django_cap
 
     settings.BLOG_RENDITIONS_ON_PUBLISH = True
     article = demo.articles[1]
+    # The prepared database holds them already (tests/demo_database.py): start without.
+    SiteRendition.objects.filter(image=article.image).delete()
+    caches["renditions"].clear()
     with django_capture_on_commit_callbacks(execute=True):
         article.save_revision().publish()
     made = set(SiteRendition.objects.filter(image=article.image).values_list("filter_spec", flat=True))
@@ -418,3 +421,21 @@ def test_every_demo_article_fits_the_editors_field_limits(demo):
         for field, (limit, _help) in FIELD_LIMITS.items():
             value = getattr(article, field) or ""
             assert len(value) <= limit, (article.slug, field, len(value))
+
+
+def test_the_prepared_database_holds_the_admin_thumbnails(admin_client, demo, monkeypatch):
+    """tests/demo_database.py makes the thumbnails Wagtail's image library and chooser show, so
+    an admin test listing images makes no rendition (each one would, after each rollback)."""
+    from wagtail.images.models import AbstractImage
+
+    made = []
+    original = AbstractImage.generate_rendition_file
+
+    def generate(image, filter, **kwargs):
+        made.append((image.pk, filter.spec))
+        return original(image, filter, **kwargs)
+
+    monkeypatch.setattr(AbstractImage, "generate_rendition_file", generate)
+    for url in ("/admin/images/", "/admin/images/chooser/", "/admin/images/?p=2"):
+        assert admin_client.get(url).status_code == 200, url
+    assert made == []

@@ -3,6 +3,7 @@ Debian's Chromium for Playwright browser tests."""
 
 import os
 import shutil
+from collections.abc import Sequence
 from types import SimpleNamespace
 
 from django.test import override_settings
@@ -112,12 +113,42 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
         teardown_databases(config, verbosity=request.config.option.verbose, keepdb=True)
 
 
+class DemoArticles(Sequence):
+    """The demo's articles in a fixed order, each read from the database the first time a test
+    asks for it: most tests use one or two, and reading all 98 with their bodies cost more than
+    the rest of the ``demo`` fixture. Iterating reads the ones not read yet in one query."""
+
+    def __init__(self, ids: list[int]):
+        self.ids = ids
+        self.pages = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, index):
+        from blog.models import ArticlePage
+
+        if isinstance(index, slice):
+            return list(self._read(self.ids[index]))
+        pk = self.ids[index]
+        if pk not in self.pages:
+            self.pages[pk] = ArticlePage.objects.get(pk=pk)
+        return self.pages[pk]
+
+    def __iter__(self):
+        return self._read(self.ids)
+
+    def _read(self, ids):
+        from blog.models import ArticlePage
+
+        self.pages.update(ArticlePage.objects.in_bulk([pk for pk in ids if pk not in self.pages]))
+        return (self.pages[pk] for pk in ids if pk in self.pages)
+
+
 @pytest.fixture
 def demo(db):
     """The demo site's pages: ``demo.home``, ``demo.blog``, ``demo.topics[slug]``, ``demo.articles``
-    (the articles at the start of the test, newest first)."""
-    from functools import cached_property
-
+    (the articles at the start of the test, newest first: ``DemoArticles``)."""
     from blog.models import ArticlePage, BlogIndexPage, TopicPage
     from home.models import HomePage
 
@@ -125,14 +156,7 @@ def demo(db):
         home = HomePage.objects.get()
         blog = BlogIndexPage.objects.get()
         topics = {topic.slug: topic for topic in TopicPage.objects.all()}
-        # Which articles and in what order, fixed now; the pages themselves are read when a test
-        # first asks (most never do: reading all 98 costs more than the rest of this fixture).
-        article_ids = list(ArticlePage.objects.order_by("-date_published").values_list("pk", flat=True))
-
-        @cached_property
-        def articles(self) -> list:
-            pages = ArticlePage.objects.in_bulk(self.article_ids)
-            return [pages[pk] for pk in self.article_ids if pk in pages]
+        articles = DemoArticles(list(ArticlePage.objects.order_by("-date_published").values_list("pk", flat=True)))
 
     return Demo()
 

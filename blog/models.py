@@ -33,6 +33,7 @@ from wagtail.models import (
     WorkflowMixin,
 )
 from wagtail.search import index
+from wagtail.search.backends import get_search_backends
 from wagtail.search.tasks import insert_or_update_object_task
 
 from home.caching import memo
@@ -512,6 +513,17 @@ class TopicPage(FeedRoutesMixin, ListingMixin, BasePage):
         return context
 
 
+def _backends_store_filter_fields() -> bool:
+    """Whether an auto-updating search backend keeps filter fields in its documents
+    (Elasticsearch and OpenSearch do). Wagtail's database backends (modelsearch's
+    ``backends.database``, ours among them: ``search.backends``) index only the text and filter
+    on the model's own table."""
+    return not all(
+        any(klass.__module__.startswith("modelsearch.backends.database.") for klass in type(backend).__mro__)
+        for backend in get_search_backends(with_auto_update=True)
+    )
+
+
 class ArticlePage(BasePage):
     """An article at ``/blog/<slug>/``: summary, card image, topics, authors and a StreamField body."""
 
@@ -653,11 +665,15 @@ class ArticlePage(BasePage):
     def _saves_indexed_fields(cls, update_fields) -> bool:
         """Whether a save with ``update_fields`` (None: every field and relation) can change the
         article's search document: Wagtail's bookkeeping saves (a lock, a revision pointer) leave
-        it alone."""
+        it alone. A new revision (an autosave among them) writes only filter fields of the live
+        page (``latest_revision_created_at``): it changes the document only where a backend
+        stores filter fields (``_backends_store_filter_fields``)."""
         if update_fields is None:
             return True
-        indexed = {field.field_name for field in cls.get_search_fields()}
-        return not indexed.isdisjoint(update_fields)
+        fields = cls.get_search_fields()
+        if not _backends_store_filter_fields():
+            fields = [field for field in fields if not isinstance(field, index.FilterField)]
+        return not {field.field_name for field in fields}.isdisjoint(update_fields)
 
     @property
     def markdown(self) -> str:

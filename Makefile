@@ -59,6 +59,9 @@ lint: install-dev ## ruff check, ruff format --check, Django checks, migrations 
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	DJANGO_SETTINGS_MODULE=config.settings.test $(MANAGE) check --fail-level WARNING
+	@# The embedded default database lives in var/ (a fresh clone has none yet): without the folder,
+	@# makemigrations cannot open it to check the migration history and only warns.
+	mkdir -p var
 	DJANGO_SETTINGS_MODULE=config.settings.test $(MANAGE) makemigrations --check --dry-run
 
 format: install-dev ## Apply ruff's fixes and formatting

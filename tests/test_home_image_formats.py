@@ -34,7 +34,9 @@ def test_publishing_makes_the_body_image_renditions(demo, django_capture_on_comm
     settings.BLOG_RENDITIONS_ON_PUBLISH = True  # off in the test settings
     figure = SiteImageFactory()
     body = [{"type": "image", "value": {"image": figure.pk, "alt_text": "A chart", "caption": ""}}]
-    page = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]], body=body, live=False)
+    page = ArticlePageFactory(
+        parent=demo.blog, topics=[demo.topics["gpu-costs"]], body=body, live=False, image=SiteImageFactory()
+    )
     with django_capture_on_commit_callbacks(execute=True):
         page.save_revision().publish()
     made = set(SiteRendition.objects.filter(image=figure).values_list("filter_spec", flat=True))

@@ -252,7 +252,7 @@ def test_publish_on_a_reaches_b_cached_pages_and_the_worker_makes_its_renditions
 
     from blog.models import BlogIndexPage, TopicPage
     from blog.renditions import ARTICLE_RENDITION_SPECS, make_article_renditions
-    from tests.factories import ArticlePageFactory
+    from tests.factories import ArticlePageFactory, SiteImageFactory
 
     draft = ArticlePageFactory(
         parent=BlogIndexPage.objects.get(),
@@ -260,6 +260,7 @@ def test_publish_on_a_reaches_b_cached_pages_and_the_worker_makes_its_renditions
         title="Fresh from server A",
         search_description="A new article published through server A.",
         live=False,
+        image=SiteImageFactory(),  # no renditions yet: the worker makes them
     )
     draft.save_revision()
     b = Client(servers[1])

@@ -29,6 +29,14 @@ document.addEventListener("securitypolicyviolation", (event) => {
 }, true);
 """
 
+# Appends an inline script (which the readers' policy blocks) and waits for the violation event.
+INLINE_SCRIPT_VIOLATION = """
+() => new Promise((resolve) => {
+  document.addEventListener("securitypolicyviolation", () => resolve(), {once: true});
+  document.body.append(Object.assign(document.createElement("script"), {textContent: "1"}));
+})
+"""
+
 
 @pytest.fixture
 def recorded(page):
@@ -95,7 +103,8 @@ def test_editor_preview_and_image_chooser_raise_no_csp_violation(page, demo_live
 
     # The recorder does catch a violation: an inline script on a reader's (strict) page.
     page.goto(f"{base}/blog/")
-    page.evaluate("() => document.body.append(Object.assign(document.createElement('script'), {textContent: '1'}))")
     page.get_by_role("heading", level=1).first.wait_for()
-    page.wait_for_timeout(500)
+    # Resolves when the page has dispatched the violation, which the recorder's listener (added
+    # first) has passed to Python by then: its binding call reaches Playwright before the answer.
+    page.evaluate(INLINE_SCRIPT_VIOLATION)
     assert any("script-src" in event and "/blog/" in event for event in recorded["events"])

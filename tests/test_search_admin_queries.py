@@ -17,41 +17,21 @@ from blog.models import ArticlePage, Author
 
 pytestmark = pytest.mark.django_db
 
-# Quotes, FTS5 syntax (column filters, NEAR, prefix stars, carets, brackets), SQL, NUL bytes.
-HOSTILE_QUERIES = [
-    '"',
-    '">',
-    'a"b',
-    '"unbalanced',
-    '""',
-    "'",
-    "\\",
-    "*",
-    "a*",
-    "^x",
-    "a:b",
-    "title:x",
-    "{title}: x",
-    "NEAR(a b)",
-    "a + b",
-    "(",
-    ")",
-    "-",
-    "AND",
-    "OR x",
-    "NOT",
-    "x NOT",
-    "\x00",
-    "a\x00b",
-    '"><script>alert(1)</script>',
-    "' OR 1=1 --",
-    "\u202e\u200b\ufeff",
-    "é" * 50,
+# Each kind of text that has broken a search, the two a listing also gets first (see
+# LISTING_QUERIES).
+HOSTILE_QUERY_KINDS = {
+    "quotes": ['"unbalanced', 'a"b', '"', '">', '""', "'", "\\"],
+    # FTS5 column filters, NEAR, prefix stars, carets and brackets; tsquery's operators.
+    "search syntax": ["title:x", "NEAR(a b)", "a*", "*", "^x", "a:b", "{title}: x", "a + b", "(", ")", "-"],
+    "operators alone": ["x NOT", "AND", "OR x", "NOT"],
+    "NUL bytes": ["\x00", "a\x00b"],  # PostgreSQL refuses them in any text parameter
+    "markup and SQL": ['"><script>alert(1)</script>', "' OR 1=1 --"],
+    "invisible and accented characters": ["\u202e\u200b\ufeff", "é" * 50],
     # Hundreds of words, plain and quoted (home/upstream/modelsearch.py: modelsearch's compilers
     # recurse a level per word).
-    " ".join(["gpu"] * 600),
-    " ".join(['"gpu costs"'] * 300),
-]
+    "hundreds of words": [" ".join(["gpu"] * 600), " ".join(['"gpu costs"'] * 300)],
+}
+HOSTILE_QUERIES = [query for queries in HOSTILE_QUERY_KINDS.values() for query in queries]
 
 
 def admin_search_urls(demo) -> list[str]:
@@ -106,28 +86,8 @@ def query_id(query: str) -> str:
 # Every hostile query reaches the backend in test_the_backend_turns_any_text_into_a_safe_query
 # below, with each model the listings search. What a listing adds is its own handling of the
 # text before the backend (forms, length limits, filters, ORM lookups beside the search, the
-# query printed back), so each listing gets one query of every kind: FTS5 and tsquery syntax,
-# quotes, NUL bytes (PostgreSQL refuses them in any text parameter), SQL, markup, invisible and
-# accented characters, and the longest.
-LISTING_QUERIES = [
-    '"unbalanced',
-    "a*",
-    "title:x",
-    "NEAR(a b)",
-    "x NOT",
-    "\x00",
-    "a\x00b",
-    '"><script>alert(1)</script>',
-    "' OR 1=1 --",
-    "\u202e\u200b\ufeff",
-    "é" * 50,
-    " ".join(["gpu"] * 600),
-    " ".join(['"gpu costs"'] * 300),
-]
-
-
-def test_listing_queries_are_hostile_queries():
-    assert set(LISTING_QUERIES) <= set(HOSTILE_QUERIES)
+# query printed back), so each listing gets two queries of every kind.
+LISTING_QUERIES = [query for queries in HOSTILE_QUERY_KINDS.values() for query in queries[:2]]
 
 
 @pytest.mark.parametrize("query", LISTING_QUERIES, ids=query_id)

@@ -57,30 +57,41 @@ _FACET_SQL = (
 )
 
 
+# The settings _prefer_indexes turns off for its statements, then puts back (each in one statement).
+_PLANNER_SETTINGS = "name IN ('enable_seqscan', 'jit')"
+_TURN_OFF_PLANNER_SETTINGS = f"SELECT set_config(name, 'off', false) FROM pg_settings WHERE {_PLANNER_SETTINGS}"  # noqa: S608
+_PUT_BACK_PLANNER_SETTINGS = f"SELECT set_config(name, reset_val, false) FROM pg_settings WHERE {_PLANNER_SETTINGS}"  # noqa: S608
+
+
 @contextmanager
 def _prefer_indexes(model):
-    """Run the enclosed queries with sequential scans discouraged (``enable_seqscan = off``);
-    yields the database alias.
+    """Run the enclosed queries with sequential scans discouraged (``enable_seqscan = off``) and
+    PostgreSQL's JIT compiler off (``jit = off``); yields the database alias.
 
-    Our own SQL, a planner setting: the planner does not know that evaluating the match row by
+    Our own SQL, planner settings: the planner does not know that evaluating the match row by
     row fetches each body vector from TOAST storage, so for a word found in most articles it
     prefers a sequential scan (0.57 s) to the GIN index (3 ms for the same 10,000 rows, no body
-    fetched). Scans stay possible where no index serves.
+    fetched). Scans stay possible where no index serves, but at the disabled-node cost of 10^10,
+    which is past every JIT threshold (``jit_above_cost``, 100,000 by default, and the inlining
+    and optimising ones): a statement with a scan no index serves (the admin's author search
+    over the ``blog_author`` table) then spent 150-250 ms compiling itself with LLVM to run in a
+    few milliseconds (auto_explain, PostgreSQL 15, 3 December 2026). Hence ``jit`` off with it.
 
-    A session setting undone with RESET (two statements) rather than SET LOCAL, which needs a
-    transaction of its own (BEGIN and COMMIT: four). If the enclosed statement fails inside a
-    transaction, the RESET fails too, and the rollback that follows undoes the SET with it.
+    Session settings, set and then put back to their reset values (what RESET does) in one
+    statement each, rather than SET LOCAL, which needs a transaction of its own (BEGIN and
+    COMMIT: two more). If the enclosed statement fails inside a transaction, putting them back
+    fails too, and the rollback that follows undoes the setting.
     """
     alias = router.db_for_read(model)
     connection = connections[alias]
     with connection.cursor() as cursor:
-        cursor.execute("SET enable_seqscan = off")
+        cursor.execute(_TURN_OFF_PLANNER_SETTINGS)
     try:
         yield alias
     finally:
         try:
             with connection.cursor() as cursor:
-                cursor.execute("RESET enable_seqscan")
+                cursor.execute(_PUT_BACK_PLANNER_SETTINGS)
         except DatabaseError:
             if not connection.in_atomic_block:
                 raise

@@ -190,12 +190,54 @@ def test_many_matches_put_title_matches_first_and_page_without_gaps(client, demo
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL planner setting")
-def test_the_planner_setting_of_a_search_does_not_outlive_it(client, demo):
-    # search/postgres_backend.py turns sequential scans off for its full-text statement only.
+def test_the_planner_settings_of_a_search_do_not_outlive_it(client, demo):
+    # search/postgres_backend.py turns sequential scans and JIT off for its full-text statement only.
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        jit_before = cursor.fetchone()
     assert result_pages(search(client, query="gpu"))[0] > 24
     with connection.cursor() as cursor:
         cursor.execute("SHOW enable_seqscan")
         assert cursor.fetchone() == ("on",)
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone() == jit_before
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's JIT compiler")
+@pytest.mark.parametrize("query", ["a", "gpu costs", "NEAR(a b)"])
+def test_a_search_statement_is_not_jit_compiled(demo, query):
+    """With sequential scans off, a scan no index serves costs 10^10, past every JIT threshold:
+    the author search statement was compiled with LLVM for 150-250 ms each time (see
+    ``search.postgres_backend._prefer_indexes``). It runs with JIT off."""
+    from django.test.utils import CaptureQueriesContext
+
+    from wagtail.search.backends import get_search_backend
+
+    from blog.models import Author
+    from search.postgres_backend import _prefer_indexes
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_jit_available()")
+        if not cursor.fetchone()[0]:
+            pytest.skip("this PostgreSQL server has no JIT compiler, or it is switched off")
+    with CaptureQueriesContext(connection) as queries:
+        list(get_search_backend().search(query, Author.objects.all()))
+    [statement] = [q["sql"] for q in queries.captured_queries if "site_search_matches" in q["sql"]]
+
+    def compiled(sql) -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
+            return "JIT" in cursor.fetchone()[0][0]
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")
+    try:
+        assert compiled(statement), "sequential scans off alone no longer brings JIT: see _prefer_indexes"
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET enable_seqscan")
+    with _prefer_indexes(Author):
+        assert not compiled(statement)
 
 
 @pytest.mark.parametrize(

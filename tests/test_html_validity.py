@@ -19,8 +19,6 @@ import pytest
 
 from .reader_pages import make_every_block_article, make_layout_variants, reader_paths
 
-pytestmark = pytest.mark.django_db
-
 VNU_JAR = Path(settings.BASE_DIR) / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
 
@@ -58,6 +56,7 @@ def nu_errors(files: list[Path]) -> list[dict]:
     return [message for message in messages if message.get("type") == "error"]
 
 
+@pytest.mark.django_db
 def test_reader_pages_have_no_html_errors(client, demo, tmp_path):
     article = make_every_block_article(demo.blog, demo.topics["gpu-costs"])
     variants = make_layout_variants(demo.blog, demo.topics["gpu-costs"])

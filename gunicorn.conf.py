@@ -12,7 +12,10 @@ import os
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY") or min(2 * multiprocessing.cpu_count() + 1, 8))
-worker_class = "sync"
+# Gunicorn's sync worker, with its request loop in one frame-stack chunk: CPython 3.11 otherwise
+# maps and unmaps 16 KiB of frame stack each time a render crosses a chunk's end (CPython
+# gh-142183; home/upstream/cpython.py).
+worker_class = "home.upstream.cpython.OneStackChunkSyncWorker"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 # Keep connections from the proxy open briefly; sync workers serve one request at a time anyway.
 keepalive = 5

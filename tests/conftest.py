@@ -10,7 +10,10 @@ from types import SimpleNamespace
 from django.test import override_settings
 
 import pytest
+from _pytest.runner import runtestprotocol
 from hypothesis import settings as hypothesis_settings
+
+from home.upstream.cpython import call_in_one_stack_chunk
 
 # Property tests run derandomised in CI (the same examples on every run, so a failure there is
 # reproducible and never a flake of the draw); locally they explore new examples each run.
@@ -48,6 +51,24 @@ def pytest_collection_finish(session):
     """
     gc.collect()
     gc.freeze()
+
+
+def _run_test_protocol(item, nextitem) -> bool:
+    # What pytest's own pytest_runtest_protocol does (as pytest-rerunfailures and other plugins
+    # call it); only the frame stack it runs on differs.
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    runtestprotocol(item, nextitem=nextitem)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Run each test (set-up, call, tear-down) in one frame-stack chunk: CPython 3.11 otherwise
+    maps and unmaps a 16 KiB chunk each time a call crosses a chunk's end (home/upstream/cpython.py).
+    Five admin, listing and feed test files, one process: 3.7-4.3 s of system time to 0.9-1.2 s,
+    34.8-35.8 s wall against 36.5-40.2 s."""
+    return call_in_one_stack_chunk(_run_test_protocol, item, nextitem)
 
 
 @pytest.fixture(scope="session")

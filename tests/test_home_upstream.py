@@ -4,6 +4,8 @@ deleted (docs/upstream.md has the issue texts)."""
 
 import inspect
 import io
+import runpy
+from pathlib import Path
 
 from django.core.exceptions import ValidationError
 
@@ -248,3 +250,53 @@ def test_our_backends_bound_long_queries():
     assert isinstance(backend, BoundedQueryMixin)
     for method in (backend.search, backend.autocomplete):
         list(method(" ".join(["gpu"] * 1000), ArticlePage)[:10])
+
+
+def _faults_of_crossings(run=None, rounds: int = 300) -> int:
+    """Minor page faults of a thread that calls down 10 and then 250 frames ``rounds`` times,
+    which crosses the end of its first frame-stack chunk (16 KiB) on each deep call; ``run``
+    (``call_in_one_stack_chunk`` or a worker's loop) runs the calls if given. A new thread, so
+    that the frame stack starts empty (each test of this session runs in one large chunk)."""
+    import resource
+    import threading
+
+    def down(depth):
+        return down(depth - 1) if depth else 0
+
+    def calls():
+        before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+        for _ in range(rounds):
+            for depth in (10, 250):
+                down(depth)
+        faults.append(resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before)
+
+    faults = []
+    thread = threading.Thread(target=(lambda: run(calls)) if run else calls)
+    thread.start()
+    thread.join()
+    return faults[0]
+
+
+def test_cpython_still_maps_a_frame_stack_chunk_on_every_crossing():
+    """docs/upstream.md, "CPython: frame-stack chunks mapped and unmapped on every crossing":
+    each deep call faults a new chunk's pages in (3.13 and 3.14 keep one chunk: no faults)."""
+    assert _faults_of_crossings() >= 300
+
+
+def test_our_calls_and_gunicorn_workers_keep_one_chunk(monkeypatch):
+    from gunicorn.workers.sync import SyncWorker
+
+    from home.upstream.cpython import OneStackChunkSyncWorker, call_in_one_stack_chunk
+
+    assert _faults_of_crossings(call_in_one_stack_chunk) < 30
+    assert call_in_one_stack_chunk(divmod, 7, 2) == (3, 1)
+    with pytest.raises(ZeroDivisionError):
+        call_in_one_stack_chunk(divmod, 1, 0)
+
+    # The worker's request loop (SyncWorker.run) runs inside the chunk; gunicorn.conf.py names it.
+    monkeypatch.setattr(SyncWorker, "run", lambda worker: worker.loop())
+    worker = object.__new__(OneStackChunkSyncWorker)
+    worker.loop = lambda: None
+    assert _faults_of_crossings(lambda calls: (setattr(worker, "loop", calls), worker.run())) < 30
+    config = runpy.run_path(str(Path(__file__).resolve().parent.parent / "gunicorn.conf.py"))
+    assert config["worker_class"] == f"{OneStackChunkSyncWorker.__module__}.{OneStackChunkSyncWorker.__name__}"

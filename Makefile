@@ -58,11 +58,14 @@ scheduler: install ## Run only the scheduled-publishing loop (publish_scheduled 
 lint: install-dev ## ruff check, ruff format --check, Django checks, migrations up to date
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	DJANGO_SETTINGS_MODULE=config.settings.test $(MANAGE) check --fail-level WARNING
 	@# The embedded default database lives in var/ (a fresh clone has none yet): without the folder,
 	@# makemigrations cannot open it to check the migration history and only warns.
 	mkdir -p var
-	DJANGO_SETTINGS_MODULE=config.settings.test $(MANAGE) makemigrations --check --dry-run
+	@# The system checks and the migrations check side by side (two Django start-ups, 2 s each);
+	@# the target fails if either does.
+	DJANGO_SETTINGS_MODULE=config.settings.test $(MANAGE) check --fail-level WARNING & checks=$$!; \
+	DJANGO_SETTINGS_MODULE=config.settings.test $(MANAGE) makemigrations --check --dry-run; migrations=$$?; \
+	wait $$checks && exit $$migrations
 
 format: install-dev ## Apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .

@@ -26,7 +26,12 @@ target), to show a change to the cold path left the warm one alone.
 
 Usage (from the project root, after ``make bench`` or ``bench.py --prepare``)::
 
-    python benchmarks/cold_pages.py --against b41f45e [--rounds 2] [--repeat 7] [--warm] [--depths 20]
+    python benchmarks/cold_pages.py --against b41f45e [--rounds 2] [--repeat 7] [--warm] [--depths 20] [--as-served]
+
+``--as-served`` runs each checkout's requests the way its gunicorn worker runs them: inside one
+frame-stack chunk (``home.upstream.cpython.call_in_one_stack_chunk``) where the checkout's
+``gunicorn.conf.py`` names ``OneStackChunkSyncWorker``, plainly otherwise (``b41f45e``'s plain
+sync worker), so that the comparison is of what each commit serves.
 
 The other commit is checked out with ``git worktree add --detach`` in a temporary folder and
 removed at the end; each checkout's static files are collected into a temporary folder first
@@ -36,6 +41,7 @@ removed at the end; each checkout's static files are collected into a temporary 
 import argparse
 import json
 import os
+import runpy
 import statistics
 import subprocess
 import sys
@@ -58,7 +64,10 @@ django.setup()
 from django.core.cache import caches
 from django.test import Client
 paths, repeat, cold, depths = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "cold", int(sys.argv[4])
+in_one_chunk = sys.argv[5] == "one-chunk"
 client = Client()
+if in_one_chunk:  # as the checkout's gunicorn worker runs each request (home/upstream/cpython.py)
+    from home.upstream.cpython import call_in_one_stack_chunk
 
 def nested(depth, request):  # the request made ``depth`` Python frames deeper
     return request() if depth == 0 else nested(depth - 1, request)
@@ -74,7 +83,10 @@ for path in paths:
                 caches[alias].clear()
             faulted = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             started = time.process_time()
-            response = nested(depth, lambda: client.get(path))
+            if in_one_chunk:
+                response = call_in_one_stack_chunk(nested, depth, lambda: client.get(path))
+            else:
+                response = nested(depth, lambda: client.get(path))
             timings[path].append((time.process_time() - started) * 1000)
             faults[path].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faulted)
             assert response.status_code == 200, (path, response.status_code)
@@ -98,12 +110,25 @@ def child_env(checkout: Path, folder: Path, warm: bool = False) -> dict:
     return env
 
 
-def run(checkout: Path, folder: Path, repeat: int, warm: bool = False, depths: int = 0) -> dict:
+def served_in_one_stack_chunk(checkout: Path) -> bool:
+    """Whether ``checkout``'s gunicorn workers run each request in one frame-stack chunk (its
+    ``gunicorn.conf.py`` names ``home.upstream.cpython.OneStackChunkSyncWorker``)."""
+    conf = checkout / "gunicorn.conf.py"
+    if not conf.exists():
+        return False
+    return runpy.run_path(str(conf)).get("worker_class") == "home.upstream.cpython.OneStackChunkSyncWorker"
+
+
+def run(
+    checkout: Path, folder: Path, repeat: int, warm: bool = False, depths: int = 0, as_served: bool = False
+) -> dict:
     """One round in a fresh child process: ``{"timings": {path: [cpu ms, ...]}, "faults": {path:
     [minor page faults, ...]}}`` (``warm``: fragments warm, no cache emptied; ``depths``: each
-    request made at that many call depths, 0 to ``3 * (depths - 1)`` frames deeper)."""
+    request made at that many call depths, 0 to ``3 * (depths - 1)`` frames deeper; ``as_served``:
+    each request inside one frame-stack chunk where the checkout's gunicorn worker does that)."""
+    chunk = "one-chunk" if as_served and served_in_one_stack_chunk(checkout) else "plain"
     output = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(PATHS), str(repeat), "warm" if warm else "cold", str(depths)],
+        [sys.executable, "-c", CHILD, json.dumps(PATHS), str(repeat), "warm" if warm else "cold", str(depths), chunk],
         cwd=checkout,
         env=child_env(checkout, folder, warm),
         capture_output=True,
@@ -124,6 +149,11 @@ def main() -> None:
         type=int,
         default=0,
         help="make each request at this many Python call depths (0, 3, 6... frames deeper; 0: as called)",
+    )
+    parser.add_argument(
+        "--as-served",
+        action="store_true",
+        help="run requests as each checkout's gunicorn worker does (one frame-stack chunk where it names that worker)",
     )
     args = parser.parse_args()
     if not (WORK / "ours.sqlite3").exists():
@@ -146,7 +176,7 @@ def main() -> None:
             faults = {name: {path: [] for path in PATHS} for name in checkouts}
             for _ in range(args.rounds):
                 for name, (checkout, folder) in checkouts.items():
-                    measured = run(checkout, folder, args.repeat, args.warm, args.depths)
+                    measured = run(checkout, folder, args.repeat, args.warm, args.depths, args.as_served)
                     for path in PATHS:
                         medians[name][path].append(statistics.median(measured["timings"][path]))
                         faults[name][path] += measured["faults"][path]
@@ -154,6 +184,8 @@ def main() -> None:
             state = "Fragments warm, full-page cache off" if args.warm else "Fully cold"
             per_round = args.repeat * max(args.depths, 1)
             depths = f", at {args.depths} call depths" if args.depths else ""
+            if args.as_served:
+                depths += ", each checkout as its gunicorn worker runs a request"
             print(f"{state}, CPU ms per request, median of {per_round} per round{depths}, {args.rounds} rounds")
             print(f"(alternating; 1-minute load average at the end {load:.1f}):\n")
             print(f"| page | this checkout | {args.against} | ratio | minor faults (median) |")

@@ -268,7 +268,8 @@ class ArticleRichTextBlock(SafeRichTextBlock):
 
     Draftail posts its content as JSON (Draft.js ContentState), which Wagtail's widget converts
     to HTML in ``value_from_datadict``; input that is not JSON, or JSON of another shape, raises
-    there (JSONDecodeError, AttributeError, draftjs_exporter's ExporterException). A link to a
+    there (JSONDecodeError, AttributeError, draftjs_exporter's ExporterException), and so does
+    JSON nested deeper than Python's recursion limit (RecursionError from ``json.loads``). A link to a
     page whose id is not a page pk is refused too, as Wagtail would fail to render it, and so is a
     typed link that ``home.links.validate_link`` refuses (e.g. ``//evil.example``).
     Stored HTML is cleaned of script on load (``home.rich_text_safety``) and of such links.
@@ -277,7 +278,7 @@ class ArticleRichTextBlock(SafeRichTextBlock):
     def value_from_datadict(self, data, files, prefix):
         try:
             value = super().value_from_datadict(data, files, prefix)
-        except (ValueError, TypeError, AttributeError, KeyError, IndexError, ExporterException):
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError, ExporterException):
             return _UnreadableRichText()
         source = value.source if value else ""
         cleaned = without_bad_page_links(source)
@@ -632,10 +633,11 @@ class DataTableBlock(TableBlock):
         }
 
     def value_from_form(self, value):
-        # Wagtail's TableBlock json.loads the posted string; anything else would be a 500.
+        # Wagtail's TableBlock json.loads the posted string; anything that is not JSON, or JSON
+        # nested past the recursion limit, would be a 500.
         try:
             return json.loads(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             return _UNREADABLE_TABLE
 
     def get_form_state(self, value):

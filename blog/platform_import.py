@@ -260,6 +260,8 @@ def _ghost_posts(name: str, data: bytes, files) -> list[ExportedPost]:
         raise MarkdownImportError(
             f"{name}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
         ) from error
+    except RecursionError as error:  # no Ghost export nests that deep; a hostile file could
+        raise MarkdownImportError(f"{name}: JSON nested too deeply to read") from error
     try:
         tables = document["db"][0]["data"]
         rows = tables["posts"]

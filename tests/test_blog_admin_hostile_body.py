@@ -57,6 +57,33 @@ BAD_BODIES = {
 }
 
 
+def nested_arrays(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def nested_objects(depth: int) -> str:
+    return '{"a": ' * depth + "1" + "}" * depth
+
+
+# JSON nested past Python's recursion limit: ``json.loads`` raises RecursionError, not ValueError.
+# Each block that reads posted JSON, the JSON at the top and deep inside an otherwise good post.
+for depth in (1_100, 100_000):
+    BAD_BODIES |= {
+        f"paragraph of arrays nested {depth} deep": ("paragraph", nested_arrays(depth)),
+        f"paragraph of objects nested {depth} deep": ("paragraph", nested_objects(depth)),
+        f"paragraph whose entity data is nested {depth} deep": (
+            "paragraph",
+            draftail({}).replace('"data": {}}}', f'"data": {nested_objects(depth)}}}}}'),
+        ),
+        f"callout text nested {depth} deep": ("callout", {"kind": "note", "title": "", "text": nested_arrays(depth)}),
+        f"table of arrays nested {depth} deep": ("table", nested_arrays(depth)),
+        f"table whose data is nested {depth} deep": (
+            "table",
+            json.dumps(TABLE)[:-1] + f', "data": {nested_arrays(depth)}}}',
+        ),
+    }
+
+
 @pytest.mark.parametrize("name", BAD_BODIES)
 def test_crafted_body_is_a_form_error_and_keeps_the_page(client, demo, editor, name):
     article = demo.articles[3]

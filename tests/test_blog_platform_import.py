@@ -279,6 +279,13 @@ MALFORMED_EXPORTS = {
     "empty-db.json": (b'{"db": []}', "not a Ghost export"),
     "posts-mapping.json": (b'{"db": [{"data": {"posts": {}}}]}', "not a Ghost export"),
     "posts-of-strings.json": (b'{"db": [{"data": {"posts": ["a"]}}]}', "not a Ghost export"),
+    # Past Python's recursion limit (RecursionError, not a JSONDecodeError).
+    "deep-arrays.json": (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply"),
+    "deep-objects.json": (b'{"a": ' * 5_000 + b"1" + b"}" * 5_000, "JSON nested too deeply"),
+    "deep-posts.json": (
+        b'{"db": [{"data": {"posts": [' + b"[" * 5_000 + b"]" * 5_000 + b"]}}]}",
+        "JSON nested too deeply",
+    ),
 }
 
 
@@ -357,7 +364,9 @@ def test_the_admin_view_imports_exports_as_drafts(client, demo, moderator, path,
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("name", ["broken.xml", "billion-laughs.xml", "not-json.json", "no-db.json"])
+@pytest.mark.parametrize(
+    "name", ["broken.xml", "billion-laughs.xml", "not-json.json", "no-db.json", "deep-arrays.json"]
+)
 def test_the_admin_view_refuses_malformed_exports_with_a_400(client, demo, moderator, name):
     data, message = MALFORMED_EXPORTS[name]
     client.force_login(moderator)

@@ -92,6 +92,22 @@ def test_wagtail_still_loads_workflow_action_data_unchecked():
         assert "JSONDecodeError" not in source and "BadRequest" not in source and "except" not in source
 
 
+def test_wagtail_dismissibles_update_still_raises_on_deeply_nested_json(rf):
+    """Wagtail's ``DismissiblesView.patch`` catches only JSONDecodeError; once a nested body is a
+    400 there too, delete the dismissibles workaround."""
+    from wagtail.admin.views.dismissibles import DismissiblesView
+
+    request = rf.patch("/admin/dismissibles/", "[" * 100_000 + "]" * 100_000, content_type="application/json")
+    with pytest.raises(RecursionError):
+        upstream_wagtail.WAGTAIL_DISMISSIBLES_PATCH(DismissiblesView(), request)
+
+
+def test_our_dismissibles_check_is_installed():
+    from wagtail.admin.views.dismissibles import DismissiblesView
+
+    assert DismissiblesView.patch is upstream_wagtail.dismissibles_patch
+
+
 def test_our_workflow_action_checks_are_installed():
     from wagtail.admin.views.generic.mixins import CreateEditViewOptionalFeaturesMixin
     from wagtail.admin.views.pages.edit import EditView

@@ -112,6 +112,10 @@ MALFORMED_WORKFLOW_DATA = {
     "null": "null",
     "a comment that is not text": '{"comment": 3}',
     "a nested object": '{"comment": {"text": "no"}}',
+    # Past Python's recursion limit: json.loads raises RecursionError, not ValueError.
+    "arrays nested 100,000 deep": "[" * 100_000 + "]" * 100_000,
+    "objects nested 5,000 deep": '{"a": ' * 5_000 + "1" + "}" * 5_000,
+    "a comment nested 5,000 deep": '{"comment": ' + "[" * 5_000 + "]" * 5_000 + "}",
 }
 
 
@@ -229,3 +233,43 @@ def test_the_articles_listing_shows_for_an_editor_east_of_utc_after_a_hostile_go
     client = Client(raise_request_exception=False)
     client.force_login(editor)
     assert client.get("/admin/blog/articlepage/").status_code == 200
+
+
+MALFORMED_DISMISSIBLES = {
+    "not JSON": b"seen=1",
+    "not UTF-8": b'{"a": "\xff"}',
+    "a list": b"[1]",
+    "a string": b'"x"',
+    "null": b"null",
+    "a nested value": b'{"a": {"b": true}}',
+    "a list value": b'{"a": [true]}',
+    "arrays nested 100,000 deep": b"[" * 100_000 + b"]" * 100_000,
+    "objects nested 5,000 deep": b'{"a": ' * 5_000 + b"1" + b"}" * 5_000,
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED_DISMISSIBLES)
+def test_a_malformed_dismissibles_update_is_a_400_and_changes_nothing(client, editor, name):
+    from wagtail.users.models import UserProfile
+
+    client.force_login(editor)
+    url = reverse("wagtailadmin_dismissibles")
+    assert client.patch(url, b'{"editor-guide": true}', content_type="application/json").status_code == 200
+    response = client.patch(url, MALFORMED_DISMISSIBLES[name], content_type="application/json")
+    assert response.status_code == 400, name
+    assert UserProfile.get_for_user(editor).dismissibles == {"editor-guide": True}
+
+
+def test_a_dismissibles_update_as_wagtail_sends_it_is_saved(client, editor):
+    from wagtail.users.models import UserProfile
+
+    client.force_login(editor)
+    body = b'{"whats-new": true, "last-seen": "8.0", "count": 3, "cleared": null}'
+    response = client.patch(reverse("wagtailadmin_dismissibles"), body, content_type="application/json")
+    assert response.status_code == 200
+    assert UserProfile.get_for_user(editor).dismissibles == {
+        "whats-new": True,
+        "last-seen": "8.0",
+        "count": 3,
+        "cleared": None,
+    }

@@ -1,7 +1,7 @@
 """Wagtail: hand-made admin posts that Wagtail answers with a 500 are a 400 or a form error, and
 responsive image tags that parse their filter specs again on every render.
 
-Four defects, each in docs/upstream.md under its heading, each with a test in
+Five defects, each in docs/upstream.md under its heading, each with a test in
 tests/test_home_upstream.py that fails once Wagtail fixes it:
 
 1. "Wagtail: malformed StreamField form data" (below).
@@ -15,6 +15,11 @@ tests/test_home_upstream.py that fails once Wagtail fixes it:
    after the page edit was already saved. Here it is a 400 before anything is saved.
 4. "Wagtail: picture and srcset_image parse their filters on every render": see
    ``FiltersParsedOnce`` (not installed globally: our ``{% picture %}`` node uses it).
+5. "Wagtail: malformed dismissibles updates": the admin's ``PATCH /admin/dismissibles/`` (a
+   signed-in user's "seen it" flags) catches only ``JSONDecodeError``: a body nested past the
+   recursion limit (RecursionError), or JSON that is not an object (``[1]``, ``"x"``), is a 500,
+   and an object's values are stored whatever their shape. Here it is a 400 unless the body is a
+   JSON object of strings to strings, numbers, booleans or null, as Wagtail's sidebar sends.
 
 1. Malformed StreamField form data.
 
@@ -34,7 +39,9 @@ import json
 import re
 
 from django.core.exceptions import BadRequest, ValidationError
+from django.http import HttpResponseBadRequest
 
+from wagtail.admin.views.dismissibles import DismissiblesView
 from wagtail.admin.views.generic.mixins import CreateEditViewOptionalFeaturesMixin
 from wagtail.admin.views.pages.edit import EditView
 from wagtail.admin.widgets.chooser import BaseChooser
@@ -103,7 +110,7 @@ def check_workflow_action_data(request) -> None:
     raw = request.POST.get("workflow-action-extra-data", "{}")
     try:
         data = json.loads(raw)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:  # not JSON, or nested past the recursion limit
         raise BadRequest("Malformed workflow action data.") from error
     if not isinstance(data, dict) or not all(
         isinstance(key, str) and isinstance(value, str) for key, value in data.items()
@@ -123,12 +130,32 @@ def snippet_workflow_action(view):
     return WAGTAIL_SNIPPET_WORKFLOW_ACTION(view)
 
 
+# 5. Wagtail's own dismissibles update (tests/test_home_upstream.py checks it still raises).
+WAGTAIL_DISMISSIBLES_PATCH = DismissiblesView.patch
+
+
+def dismissibles_patch(view: DismissiblesView, request, *args, **kwargs):
+    """Wagtail's dismissibles update, or a 400 unless the body is a JSON object whose values are
+    strings, numbers, booleans or null (Wagtail's sidebar sends ``{"<id>": true}`` or the
+    dismissible's value)."""
+    try:
+        updates = json.loads(request.body)
+    except (ValueError, RecursionError):  # not JSON (or not UTF-8), or nested past the limit
+        return HttpResponseBadRequest()
+    if not isinstance(updates, dict) or not all(
+        isinstance(value, str | int | float | bool) or value is None for value in updates.values()
+    ):
+        return HttpResponseBadRequest()
+    return WAGTAIL_DISMISSIBLES_PATCH(view, request, *args, **kwargs)
+
+
 def install():
-    """Install the three workarounds (called from ``home.upstream.install``)."""
+    """Install the workarounds above (called from ``home.upstream.install``)."""
     BlockWidget.value_from_datadict = value_from_datadict
     BaseChooser.get_instance = chooser_get_instance
     EditView.perform_workflow_action = perform_page_workflow_action
     CreateEditViewOptionalFeaturesMixin.workflow_action_action = snippet_workflow_action
+    DismissiblesView.patch = dismissibles_patch
 
 
 class FiltersParsedOnce:

@@ -1,21 +1,18 @@
 """``benchmarks/cold_pages.py --as-served`` runs each checkout's requests as its gunicorn worker
 does: in one frame-stack chunk only where the checkout's ``gunicorn.conf.py`` names our worker."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from .benchmark_scripts import load_benchmark
+
 ROOT = Path(__file__).resolve().parent.parent
-COLD_PAGES = ROOT / "benchmarks" / "cold_pages.py"
 
 
 @pytest.fixture(scope="module")
 def cold_pages():
-    spec = importlib.util.spec_from_file_location("cold_pages_under_test", COLD_PAGES)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("cold_pages.py")
 
 
 def test_this_checkout_is_served_in_one_stack_chunk(cold_pages):

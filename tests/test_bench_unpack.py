@@ -1,22 +1,18 @@
 """``make bench`` unpacks bakerydemo's source tarball safely, with or without tarfile's filters
 (Python 3.11.4 added them; Debian 12's 3.11.2, which CI uses, has none)."""
 
-import importlib.util
 import io
 import tarfile
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
+from .benchmark_scripts import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_under_test", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench.py")
 
 
 def tarball(path: Path, *members: tuple[str, bytes | None, bytes]) -> Path:

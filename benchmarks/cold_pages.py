@@ -33,6 +33,7 @@ frame-stack chunk (``home.upstream.cpython.call_in_one_stack_chunk``) where the 
 ``gunicorn.conf.py`` names ``OneStackChunkSyncWorker``, plainly otherwise (``b41f45e``'s plain
 sync worker), so that the comparison is of what each commit serves.
 
+It takes about two and a half minutes with ``--rounds 2 --depths 20`` on 2 cores (3 December 2026).
 The other commit is checked out with ``git worktree add --detach`` in a temporary folder and
 removed at the end; each checkout's static files are collected into a temporary folder first
 (production settings read the manifest). Nothing else is written.
@@ -139,10 +140,16 @@ def run(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    # The whole module docstring: what is measured, the prerequisite and the temporary worktree.
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--against", required=True, help="the commit to compare with, e.g. b41f45e")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=2, help="rounds, alternating the checkouts (default 2)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=7,
+        help="requests per page, call depth and round; the median is printed (default 7)",
+    )
     parser.add_argument("--warm", action="store_true", help="fragments warm, full-page cache off, instead of cold")
     parser.add_argument(
         "--depths",

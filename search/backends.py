@@ -53,7 +53,8 @@ def facet_counts_sql(model, field_name, connection) -> tuple[str, tuple]:
     """SQL (with params) of ``(value, _facet_count)`` rows for ``field_name`` (a FilterField,
     a relation such as "topics" included) over the ``model`` objects whose keys are in the
     summary statement's ``site_search_matches`` (``search.postgres_backend``,
-    ``search.sqlite_backend``): the counts Wagtail's ``facet()`` gives, inside that statement.
+    ``search.sqlite_backend``): the counts Wagtail's ``facet()`` gives, inside that statement
+    (a ``None`` value counts the matches with no related object).
 
     Nothing in it depends on the search, so it is compiled once per process and database
     (``_compiled_facet_counts_sql``): compiling it cost about a twentieth of a search's CPU."""
@@ -62,9 +63,30 @@ def facet_counts_sql(model, field_name, connection) -> tuple[str, tuple]:
 
 @lru_cache(maxsize=64)
 def _compiled_facet_counts_sql(model, field_name: str, alias: str, vendor: str) -> tuple[str, tuple]:
+    from django.core.exceptions import FieldDoesNotExist
+    from django.db import connections
     from django.db.models import Count
     from django.db.models.expressions import RawSQL
 
+    try:
+        field = model._meta.get_field(field_name)
+    except FieldDoesNotExist:
+        field = None
+    if field is not None and field.many_to_many and field.concrete:
+        # A relation's counts come from its link table joined to the matches. Django's query
+        # from ``model`` probed the model's own table once per match before the join: at 10,000
+        # articles, 8,179 matches of "gpu", 21 ms of a 68 ms statement, against 7 ms for this
+        # (PostgreSQL 15, EXPLAIN ANALYZE, 3 December 2026). Same rows, ``None`` included.
+        # Only quoted names of the model's own relation (a FilterField's) go into it.
+        quote = connections[alias].ops.quote_name
+        link = quote("site_search_link")
+        sql = (
+            f"SELECT {link}.{quote(field.m2m_reverse_name())} AS {quote(field_name)}, "  # noqa: S608
+            f'COUNT(*) AS "_facet_count" FROM "site_search_matches" '
+            f"LEFT OUTER JOIN {quote(field.remote_field.through._meta.db_table)} AS {link} "
+            f'ON {link}.{quote(field.m2m_column_name())} = "site_search_matches"."_match_pk" GROUP BY 1'
+        )
+        return sql, ()
     matches = RawSQL('SELECT "_match_pk" FROM "site_search_matches"', ())
     counts = (
         model._default_manager.filter(pk__in=matches).values(field_name).annotate(_facet_count=Count("pk")).order_by()

@@ -57,10 +57,11 @@ _FACET_SQL = (
 )
 
 
-# The settings _prefer_indexes turns off for its statements, then puts back (each in one statement).
-_PLANNER_SETTINGS = "name IN ('enable_seqscan', 'jit')"
-_TURN_OFF_PLANNER_SETTINGS = f"SELECT set_config(name, 'off', false) FROM pg_settings WHERE {_PLANNER_SETTINGS}"  # noqa: S608
-_PUT_BACK_PLANNER_SETTINGS = f"SELECT set_config(name, reset_val, false) FROM pg_settings WHERE {_PLANNER_SETTINGS}"  # noqa: S608
+# The settings _prefer_indexes turns off for its statements, then puts back (one round trip each).
+# Named, not looked up in ``pg_settings``: scanning that view (every setting, formatted) cost
+# 0.6 ms of server time per statement, a twentieth of a search's CPU at 98 articles.
+_TURN_OFF_PLANNER_SETTINGS = "SELECT set_config('enable_seqscan', 'off', false), set_config('jit', 'off', false)"
+_PUT_BACK_PLANNER_SETTINGS = "RESET enable_seqscan; RESET jit"
 
 
 @contextmanager
@@ -77,8 +78,8 @@ def _prefer_indexes(model):
     over the ``blog_author`` table) then spent 150-250 ms compiling itself with LLVM to run in a
     few milliseconds (auto_explain, PostgreSQL 15, 3 December 2026). Hence ``jit`` off with it.
 
-    Session settings, set and then put back to their reset values (what RESET does) in one
-    statement each, rather than SET LOCAL, which needs a transaction of its own (BEGIN and
+    Session settings, set and then put back to their reset values (RESET) in one round trip
+    each, rather than SET LOCAL, which needs a transaction of its own (BEGIN and
     COMMIT: two more). If the enclosed statement fails inside a transaction, putting them back
     fails too, and the rollback that follows undoes the setting.
     """

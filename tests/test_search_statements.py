@@ -229,6 +229,40 @@ def test_postgresql_a_page_across_the_fully_ranked_head_ranks_only_the_head(demo
     assert [row["pk"] for row in results[12:24]] == head[12:24]
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the PostgreSQL backend")
+@pytest.mark.parametrize("order", ["newest", "oldest, no date first", "relevance in the title"])
+def test_postgresql_pages_come_in_wagtails_order(demo, order):
+    """The summary picks its head by the queryset's own sort keys (each a column of the matches,
+    with its direction and NULLs' place): page after page, the keys Wagtail's backend gives."""
+    from datetime import UTC, datetime
+
+    from django.db.models import F
+
+    def search(queryset):
+        if order == "newest":
+            ordered = queryset.order_by(F("date_published").desc(nulls_last=True), "-id")
+            return ordered.search("gpu", order_by_relevance=False)
+        if order == "oldest, no date first":
+            ordered = queryset.order_by(F("date_published").asc(nulls_first=True), "id")
+            return ordered.search("gpu", order_by_relevance=False)
+        return queryset.search("gpu", fields=["title"])
+
+    queryset = _keys_only(demo)
+    # Ties and NULLs to order: two articles without a date, two on the same day.
+    undated, *same_day = list(search(queryset))[:3]
+    ArticlePage.objects.filter(pk=undated["pk"]).update(date_published=None)
+    ArticlePage.objects.filter(pk__in=[row["pk"] for row in same_day]).update(
+        date_published=datetime(2024, 1, 2, tzinfo=UTC)
+    )
+    results = search(queryset)
+    total = results.count()
+    assert total > 4
+    pages = [row["pk"] for start in range(0, total, 5) for row in results[start : start + 5]]
+    from wagtail.search.backends.database.postgres.postgres import PostgresSearchResults
+
+    assert pages == [row["pk"] for row in PostgresSearchResults._do_search(search(queryset))]
+
+
 def _wagtails_facet(results, field_name):
     """Wagtail's own ``facet()`` for ``results`` (its database backend for this database)."""
     if connection.vendor == "postgresql":

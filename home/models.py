@@ -1,18 +1,13 @@
 """Site-wide models: the image model, the shared page base, the home page and site settings."""
 
 import copy
-import datetime
-import decimal
-import uuid
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, router
-from django.db.models import DEFERRED
 
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
 from wagtail.contrib.settings.models import BaseSiteSetting, register_setting
-from wagtail.fields import StreamField
 from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
@@ -200,40 +195,10 @@ class HomePage(BasePage):
         result = super().route(request, path_components)
         page = result[0]
         if page.url_path == self.url_path + "".join(f"{component}/" for component in path_components):
-            values = _row_values(page)
+            values = memo.immutable_row(page)
             if values is not None:
                 memo.remember(key, (type(page), values), group="routes")
         return result
-
-
-# Values a remembered row may hold: shared by every request of the generation, so immutable only.
-_IMMUTABLE_VALUES = (
-    str,
-    int,
-    float,
-    type(None),
-    datetime.date,
-    datetime.time,
-    datetime.timedelta,
-    decimal.Decimal,
-    uuid.UUID,
-)
-
-
-def _row_values(page) -> list | None:
-    """``page``'s concrete field values in ``Model.from_db`` order, its StreamFields (large, and
-    mutable once decoded) and fields not loaded as ``DEFERRED``; None if a value is mutable."""
-    deferred = page.get_deferred_fields()
-    values = []
-    for field in type(page)._meta.concrete_fields:
-        if isinstance(field, StreamField) or field.attname in deferred:
-            values.append(DEFERRED)
-            continue
-        value = getattr(page, field.attname)
-        if not isinstance(value, _IMMUTABLE_VALUES):
-            return None
-        values.append(value)
-    return values
 
 
 @register_setting(icon="site")

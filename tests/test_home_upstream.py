@@ -108,6 +108,22 @@ def test_our_dismissibles_check_is_installed():
     assert DismissiblesView.patch is upstream_wagtail.dismissibles_patch
 
 
+@pytest.mark.django_db
+def test_wagtail_still_looks_up_the_site_with_a_query_on_every_call(demo, django_assert_num_queries):
+    """Wagtail's ``get_site_for_hostname`` queries on every call (a request keeps its site, the
+    next request asks again); once it caches the lookup (wagtail/wagtail#8937), delete
+    ``remembered_site_for_hostname``."""
+    upstream_wagtail.WAGTAIL_GET_SITE_FOR_HOSTNAME("localhost", 80)
+    with django_assert_num_queries(1):
+        upstream_wagtail.WAGTAIL_GET_SITE_FOR_HOSTNAME("localhost", 80)
+
+
+def test_our_site_lookup_is_installed():
+    from wagtail.models import sites
+
+    assert sites.get_site_for_hostname is upstream_wagtail.remembered_site_for_hostname
+
+
 def test_our_workflow_action_checks_are_installed():
     from wagtail.admin.views.generic.mixins import CreateEditViewOptionalFeaturesMixin
     from wagtail.admin.views.pages.edit import EditView

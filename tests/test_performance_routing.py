@@ -42,9 +42,8 @@ def test_a_path_routed_once_costs_no_query_for_its_page(client, demo):
     with CaptureQueriesContext(connection) as queries:
         response = client.get(article.url)
     assert response.status_code == 200 and response.content == first
-    statements = [query["sql"] for query in queries.captured_queries]
-    assert len(statements) == 2, statements  # Wagtail's site lookup and the home page's row
-    assert "wagtailcore_site" in statements[0] and "home_homepage" in statements[1]
+    # Nor for the site and the home page's row (home.upstream.wagtail.remembered_site_for_hostname).
+    assert not queries.captured_queries, [query["sql"] for query in queries.captured_queries]
 
 
 def test_a_remembered_page_reads_its_body_when_it_needs_it(client, demo):
@@ -126,3 +125,112 @@ def test_the_routes_group_has_its_own_bound(demo, monkeypatch):
         assert memo.recall("restricted-paths") == "small lookup"
     finally:
         memo.end_request(token)
+
+
+# The site lookup remembered for the generation (home.upstream.wagtail.remembered_site_for_hostname).
+
+
+def _site_lookup(hostname="localhost", port="80"):
+    """``Site.find_for_request``'s lookup as a request in the current generation makes it."""
+    from wagtail.models import sites
+
+    token = memo.begin_request(cache.get(GENERATION_KEY))
+    try:
+        return sites.get_site_for_hostname(hostname, port)
+    finally:
+        memo.end_request(token)
+
+
+def test_each_lookup_gets_fresh_instances_of_the_remembered_rows(demo, django_assert_num_queries):
+    first = _site_lookup()
+    first.site_name = "changed by one request"
+    first.root_page.title = "changed by one request"
+    with django_assert_num_queries(0):
+        second = _site_lookup()
+    assert second is not first and second.root_page is not first.root_page
+    assert (second.pk, second.root_page_id) == (first.pk, first.root_page_id)
+    assert second.site_name != "changed by one request" and second.root_page.title == demo.home.title
+    # The root page comes specific, as routing asks for it.
+    with django_assert_num_queries(0):
+        assert second.root_page.localized.specific is second.root_page
+    assert type(second.root_page) is type(demo.home)
+
+
+def test_outside_a_request_the_site_is_looked_up_every_time(demo, django_assert_num_queries):
+    from wagtail.models import sites
+
+    sites.get_site_for_hostname("localhost", "80")
+    with django_assert_num_queries(1):
+        sites.get_site_for_hostname("localhost", "80")
+
+
+def test_hosts_no_site_answers_are_not_remembered(client, demo, settings):
+    """Any host a client sends gets Wagtail's answer again: a flood of hosts fills nothing."""
+    from wagtail.models import Site
+
+    settings.ALLOWED_HOSTS = ["*"]
+    Site.objects.update(is_default_site=False)
+    for host in ("unknown.example", "other.example"):
+        assert client.get("/", HTTP_HOST=host).status_code == 404
+        assert _remembered_site(host) is memo.MISSING
+
+
+def _remembered_site(hostname, port="80"):
+    token = memo.begin_request(cache.get(GENERATION_KEY))
+    try:
+        return memo.recall((hostname, port), group="sites")
+    finally:
+        memo.end_request(token)
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["site name", "hostname", "root page", "default site", "new site for the host", "site deleted", "home title"],
+)
+def test_a_change_to_a_site_or_its_root_page_shows_at_the_next_request(
+    client, demo, settings, change, django_capture_on_commit_callbacks
+):
+    """Every change to what the lookup returns starts a new cache generation (a saved or deleted
+    ``Site``, a published page): the next request looks the site up again."""
+    from wagtail.models import Site
+
+    settings.ALLOWED_HOSTS = ["*"]
+    site = Site.objects.get(is_default_site=True)
+    article = demo.articles[0]
+    assert client.get(article.url, HTTP_HOST="blog.example").status_code == 200
+    assert _remembered_site("blog.example") is not memo.MISSING
+    with django_capture_on_commit_callbacks(execute=True):
+        if change == "site name":
+            site.site_name = "Renamed site"
+            site.save()
+        elif change == "hostname":
+            site.hostname, site.is_default_site = "elsewhere.example", False
+            site.save()
+        elif change == "root page":
+            site.root_page = demo.blog
+            site.save()
+        elif change == "default site":
+            site.is_default_site = False
+            site.save()
+        elif change == "new site for the host":
+            Site.objects.create(hostname="blog.example", root_page=demo.blog, site_name="Blog only")
+        elif change == "site deleted":
+            site.delete()
+        else:
+            home = type(demo.home).objects.get(pk=demo.home.pk)
+            home.title = "A renamed home"
+            home.save_revision().publish()
+    looked_up = _site_lookup("blog.example") if change not in ("hostname", "default site", "site deleted") else None
+    response = client.get(article.url, HTTP_HOST="blog.example")
+    if change == "site name":
+        assert looked_up.site_name == "Renamed site"
+    elif change in ("hostname", "default site", "site deleted"):
+        assert response.status_code == 404  # no site answers blog.example any more
+    elif change in ("root page", "new site for the host"):
+        assert looked_up.root_page_id == demo.blog.pk
+        # The blog index is that site's root: the article is at /<slug>/ there.
+        assert response.status_code == 404
+        assert client.get(f"/{article.slug}/", HTTP_HOST="blog.example").status_code == 200
+    else:
+        assert looked_up.root_page.title == "A renamed home"
+        assert response.status_code == 200

@@ -27,7 +27,12 @@ generation; a change to content starts one at once and again on commit
 """
 
 import contextvars
+import datetime
+import decimal
 import threading
+import uuid
+
+from django.db.models import DEFERRED
 
 # Keys are per site, listing, author or parent page, so a site has a few dozen; the bound keeps
 # a flood of odd requests (unknown hosts, many authors' pages) from growing the memo unchecked.
@@ -38,7 +43,14 @@ MAX_ENTRIES = 1000
 # Article cards' topics and authors (about 200 bytes an article: ``blog.listings.add_card_relations``),
 # the listings' card rows (one per article, under 2 KB) and pages (a page of cards' primary keys and
 # counts, about 0.3 KB: ``blog.listings``) grow with the archive too.
-GROUP_MAX_ENTRIES = {"routes": 10_000, "card-relations": 10_000, "card-rows": 5_000, "listing-pages": 10_000}
+GROUP_MAX_ENTRIES = {
+    "routes": 10_000,
+    "card-relations": 10_000,
+    "card-rows": 5_000,
+    "listing-pages": 10_000,
+    # A site's row and its root page's, per host and port a site answers (home.upstream.wagtail).
+    "sites": 100,
+}
 
 _generation = contextvars.ContextVar("memo_generation", default=None)
 _lock = threading.Lock()
@@ -107,3 +119,37 @@ def remember(key, value, group: str = "") -> None:
         if _state["generation"] == generation and (group, key) not in values and counts.get(group, 0) < bound:
             values[(group, key)] = value
             counts[group] = counts.get(group, 0) + 1
+
+
+# Values a remembered row may hold: shared by every request of the generation, so immutable only.
+_IMMUTABLE_VALUES = (
+    str,
+    int,
+    float,
+    type(None),
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    decimal.Decimal,
+    uuid.UUID,
+)
+
+
+def immutable_row(instance) -> list | None:
+    """``instance``'s concrete field values in ``Model.from_db`` order, for a fresh instance per
+    request (``type(instance).from_db(alias, None, values)``, no query): StreamFields (large, and
+    mutable once decoded) and fields not loaded as ``DEFERRED``, loaded when first used; None if
+    any other value is mutable."""
+    from wagtail.fields import StreamField
+
+    deferred = instance.get_deferred_fields()
+    values = []
+    for field in type(instance)._meta.concrete_fields:
+        if isinstance(field, StreamField) or field.attname in deferred:
+            values.append(DEFERRED)
+            continue
+        value = getattr(instance, field.attname)
+        if not isinstance(value, _IMMUTABLE_VALUES):
+            return None
+        values.append(value)
+    return values

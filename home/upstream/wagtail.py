@@ -1,7 +1,7 @@
 """Wagtail: hand-made admin posts that Wagtail answers with a 500 are a 400 or a form error, and
 responsive image tags that parse their filter specs again on every render.
 
-Five defects, each in docs/upstream.md under its heading, each with a test in
+Six defects, each in docs/upstream.md under its heading, each with a test in
 tests/test_home_upstream.py that fails once Wagtail fixes it:
 
 1. "Wagtail: malformed StreamField form data" (below).
@@ -20,6 +20,7 @@ tests/test_home_upstream.py that fails once Wagtail fixes it:
    recursion limit (RecursionError), or JSON that is not an object (``[1]``, ``"x"``), is a 500,
    and an object's values are stored whatever their shape. Here it is a 400 unless the body is a
    JSON object of strings to strings, numbers, booleans or null, as Wagtail's sidebar sends.
+6. "Wagtail: a site lookup query on every request": see ``remembered_site_for_hostname``.
 
 1. Malformed StreamField form data.
 
@@ -39,6 +40,7 @@ import json
 import re
 
 from django.core.exceptions import BadRequest, ValidationError
+from django.db import router
 from django.http import HttpResponseBadRequest
 
 from wagtail.admin.views.dismissibles import DismissiblesView
@@ -46,6 +48,9 @@ from wagtail.admin.views.generic.mixins import CreateEditViewOptionalFeaturesMix
 from wagtail.admin.views.pages.edit import EditView
 from wagtail.admin.widgets.chooser import BaseChooser
 from wagtail.blocks import BlockWidget
+from wagtail.models import Site, sites
+
+from home.caching import memo
 
 # Wagtail's own method, kept before ``install`` wraps it (tests/test_home_upstream.py checks that
 # it still fails on a post without the count).
@@ -156,6 +161,45 @@ def install():
     EditView.perform_workflow_action = perform_page_workflow_action
     CreateEditViewOptionalFeaturesMixin.workflow_action_action = snippet_workflow_action
     DismissiblesView.patch = dismissibles_patch
+    sites.get_site_for_hostname = remembered_site_for_hostname
+
+
+# Wagtail's own lookup, kept before ``install`` replaces it (tests/test_home_upstream.py checks
+# that it still runs a query on every call).
+WAGTAIL_GET_SITE_FOR_HOSTNAME = sites.get_site_for_hostname
+
+
+def remembered_site_for_hostname(hostname: str, port: str):
+    """Wagtail's ``get_site_for_hostname(hostname, port)`` (a ``Site``, its ``root_page`` loaded;
+    raises ``Site.DoesNotExist``), remembered per cache generation (``home.caching.memo``, group
+    "sites", keyed by host and port).
+
+    Upstream: ``Site.find_for_request`` keeps the site on the request only, so every request runs
+    Wagtail's site query (hostname and port matched with a ``CASE``, the root page joined), and
+    routing then reads the root page's specific row (``root_page.localized.specific``): two
+    queries, about 1.4 ms of ORM CPU, a quarter of a page whose fragments are all cached
+    (``benchmarks/profile_page.py``, 3 December 2026). wagtail/wagtail#8937 (open since 2022)
+    caches the lookup; until Wagtail does, the site's row and its root page's specific row are
+    remembered for the generation, which any saved, published or deleted page or ``Site``
+    replaces (``home.caching.invalidation``), and each call builds fresh instances from them
+    (``Model.from_db``, no query): nothing is shared between requests. Hosts no site serves
+    are not remembered (Wagtail answers them again each time). Outside a request (no
+    generation) this is Wagtail's lookup alone.
+    """
+    key = (hostname, port)
+    found = memo.recall(key, group="sites")
+    if found is not memo.MISSING:
+        site_values, root_model, root_values = found
+        site = Site.from_db(router.db_for_read(Site), None, site_values)
+        site.root_page = root_model.from_db(router.db_for_read(root_model), None, root_values)
+        return site
+    site = WAGTAIL_GET_SITE_FOR_HOSTNAME(hostname, port)
+    if memo.current_generation() is not None:
+        root = site.root_page.specific  # the query routing makes next; kept on this instance too
+        site_values, root_values = memo.immutable_row(site), memo.immutable_row(root)
+        if site_values is not None and root_values is not None:
+            memo.remember(key, (site_values, type(root), root_values), group="sites")
+    return site
 
 
 class FiltersParsedOnce:

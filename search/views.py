@@ -59,11 +59,11 @@ _SLUG = re.compile(r"[-\w]{1,255}")
 
 
 def clean_query(raw: str, max_length: int = MAX_QUERY_LENGTH) -> str:
-    """The text to search for: NUL bytes and operator punctuation removed, words with no letter
-    or digit ("-", "...") dropped, spaces collapsed, cut to ``max_length`` characters at a word
-    boundary (a word cut in two would search for a word nobody typed). May return "" (then
-    nothing is searched)."""
-    text = _UNSAFE_QUERY_CHARS.sub(" ", raw.replace("\x00", ""))
+    """The text to search for: NUL bytes and operator punctuation made spaces (so they separate
+    words, as a space would), words with no letter or digit ("-", "...") dropped, spaces
+    collapsed, cut to ``max_length`` characters at a word boundary (a word cut in two would
+    search for a word nobody typed). May return "" (then nothing is searched)."""
+    text = _UNSAFE_QUERY_CHARS.sub(" ", raw.replace("\x00", " "))
     if len(text) > max_length:
         cut = text[: max_length + 1]
         text = cut[: cut.rstrip().rfind(" ")] if not cut[-1].isspace() and " " in cut.strip() else cut
@@ -207,7 +207,8 @@ def search(request):
     raw_query = request.GET.get("query", "")
     query = clean_query(raw_query)
     notices = []
-    if len(raw_query) > MAX_QUERY_LENGTH:
+    # Said only when words were left out: spaces and punctuation past the limit cut nothing.
+    if len(raw_query) > MAX_QUERY_LENGTH and clean_query(raw_query, max_length=len(raw_query)) != query:
         notices.append(f"Your search was cut to its first {MAX_QUERY_LENGTH} characters.")
     if raw_query.strip() and not query:
         notices.append("Your search had no letters or digits to search for.")

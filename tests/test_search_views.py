@@ -76,9 +76,23 @@ def test_a_long_query_is_cut_and_the_reader_told(client, demo):
     assert len(clean_query("gpu " * 2_500)) <= MAX_QUERY_LENGTH
 
 
+@pytest.mark.parametrize("padding", [" " * 250, "!" * 300, " -" * 200, "\x00" * 300, " \u00a0" * 150])
+def test_padding_past_the_limit_cuts_nothing_and_is_not_reported(client, demo, padding):
+    html = client.get("/search/", {"query": "ridge point" + padding}).content.decode()
+    assert "was cut to its first" not in html
+    assert "why the ridge point is the GPU number" in " ".join(result_titles(html))
+
+
+@pytest.mark.parametrize("query", ["megawat", "wher"])
+def test_no_matching_article_is_said_even_when_a_topic_matches(client, demo, query):
+    html = client.get("/search/", {"query": query}).content.decode()
+    assert 'class="search-topics">Topics:' in html, "the demo's topics no longer match: pick another word"
+    assert f"No articles match “{query}”" in html
+
+
 def test_clean_query_keeps_words_and_drops_operators():
     assert clean_query('  "GPU" AND (cost*)  <b>  ') == "GPU AND cost b"
-    assert clean_query("a\x00b") == "ab"
+    assert clean_query("a\x00b") == "a b"  # a NUL separates words, as punctuation does
     assert clean_query("🚀 naïve café") == "naïve café"
 
 
@@ -185,7 +199,7 @@ def test_a_10000_character_query_is_capped_and_the_reader_told(client, demo):
     assert len(autocomplete["query"]) <= 60
 
 
-@pytest.mark.parametrize("query", ["\x00", "ridge\x00 point", "\x00ridge point\x00"])
+@pytest.mark.parametrize("query", ["\x00", "ridge\x00 point", "\x00ridge point\x00", "ridge\x00point"])
 def test_nul_bytes_are_removed_before_searching(client, demo, query):
     response = client.get("/search/", {"query": query})
     assert response.status_code == 200

@@ -59,7 +59,7 @@ from wagtail.models import Page, Site
 
 import pygments
 
-from home.caching import fragments
+from home.caching import fragments, memo
 from home.seo import ancestor_crumbs
 
 from .listings import CARD_FIELDS
@@ -118,8 +118,17 @@ def _digest(*parts) -> str:
 
 
 def _site_root(request) -> str:
+    """What the URLs a card or body prints are relative to: the root URL of the site serving
+    ``request``, and every site's root page path and root URL (Wagtail's
+    ``Site.get_site_root_paths``, which ``pageurl`` resolves against: a site given another root
+    page, host or port changes the URL of every page under it). The paths are remembered for
+    the cache generation, which a saved or deleted ``Site`` replaces (``home.caching.memo``)."""
     site = Site.find_for_request(request) if request is not None else None
-    return site.root_url if site is not None else ""
+    roots = memo.memoized(
+        "site-root-paths",
+        lambda: repr([(root.site_id, root.root_path, root.root_url) for root in Site.get_site_root_paths()]),
+    )
+    return f"{site.root_url if site is not None else ''}|{roots}"
 
 
 def article_card_row(article, relations: bool = True) -> dict:

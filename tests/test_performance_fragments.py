@@ -227,6 +227,28 @@ def test_a_moved_parent_re_renders_the_links_in_bodies(client, demo, fragments, 
     assert f'href="/notes/{target.slug}/"' in html
 
 
+def test_cards_follow_a_site_given_another_root_page(client, demo, fragments):
+    """A site's root page decides every page's URL under it: cards rendered before the change
+    are not served after it (the card key holds every site's root path), either way."""
+    site = Site.objects.get(is_default_site=True)
+    slugs = [article.slug for article in demo.articles[:3]]
+
+    before = get(client, "/blog/")
+    assert any(f'href="/blog/{slug}/"' in before for slug in slugs)
+    site.root_page = demo.blog
+    site.save()
+    as_root = get(client, "/")  # the blog index, now the site's root
+    assert not re.search(r'href="/blog/[\w-]+/"', as_root), "a card kept its old URL"
+    assert any(f'href="/{slug}/"' in as_root for slug in slugs)
+    assert client.get(f"/{slugs[0]}/").status_code == 200
+
+    site.root_page = demo.home
+    site.save()
+    again = get(client, "/blog/")
+    assert any(f'href="/blog/{slug}/"' in again for slug in slugs)
+    assert not any(f'href="/{slug}/"' in again for slug in slugs), "a card kept the URL of the other root"
+
+
 def test_previews_never_read_or_write_fragments(admin_client, demo, fragments):
     article = demo.articles[0]
     get(admin_client, article.url)  # live fragments exist

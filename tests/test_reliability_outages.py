@@ -95,6 +95,31 @@ def test_cached_pages_keep_being_served(settings, demo, path, fresh_process):
     cache.clear()
 
 
+def test_a_host_given_a_site_of_its_own_is_not_served_the_old_sites_pages_during_an_outage(settings, demo):
+    """The root URL a host had is kept for the outage fallback per cache generation: once a
+    ``Site`` of its own is saved, a page cached for the site that answered before is not served
+    to it (a 503 until the database is back), and it gets its own site's page after."""
+    from wagtail.models import Site
+
+    settings.PAGE_CACHE_SECONDS = 300
+    settings.ALLOWED_HOSTS = ["*"]
+    cache.clear()
+    client = reader()
+    home = client.get("/", HTTP_HOST="other.example")  # the default site answers this host
+    assert home.status_code == 200
+    Site.objects.create(hostname="other.example", root_page=demo.blog, site_name="Other")
+    default = Site.objects.get(is_default_site=True)
+    # The default site's home page cached again, in the generation the new site started.
+    assert client.get("/", HTTP_HOST=default.hostname).status_code == 200
+    memo.generation_changed()  # a worker started after the change
+    local_pages.clear()
+    with database_down():
+        assert client.get("/", HTTP_HOST="other.example").status_code == 503
+    blog = client.get("/", HTTP_HOST="other.example")
+    assert blog.status_code == 200 and blog.content != home.content
+    cache.clear()
+
+
 # Redis -----------------------------------------------------------------------------------------
 
 

@@ -179,12 +179,19 @@ def canonical_host(request) -> str:
         # the site again in Wagtail's serve view (``Site.find_for_request``, one query).
         root_url = memo.memoized(("root-url", host.lower(), request.get_port()), lambda: _root_url(request, host))
     except DatabaseError:
-        # Database down (a new process, or a new generation): the root URL this host had when it
-        # was last looked up, so cached pages keep being served (home/operations/outages.py).
-        root_url = cache.get(HOST_KEY_PREFIX + host)
+        # Database down (a new process): the root URL this host had when it was last looked up in
+        # this generation, so cached pages keep being served (home/operations/outages.py).
+        root_url = cache.get(_host_key(host))
         if root_url is None:
             raise
     return root_url
+
+
+def _host_key(host: str) -> str:
+    """The shared-cache key of ``host``'s root URL, for the current generation only: a saved
+    ``Site`` (another root page, host or port) starts a new one, and a root URL found before it
+    must not serve, during an outage, the pages of the site that answered then."""
+    return f"{HOST_KEY_PREFIX}{memo.current_generation()}:{host}"
 
 
 def _root_url(request, host: str) -> str:
@@ -192,7 +199,7 @@ def _root_url(request, host: str) -> str:
     shared cache for as long as the pages it would serve (read there while the database is down)."""
     site = Site.find_for_request(request)
     root_url = site.root_url if site is not None else f"unmatched:{host}"
-    cache.set(HOST_KEY_PREFIX + host, root_url, settings.PAGE_CACHE_SECONDS)
+    cache.set(_host_key(host), root_url, settings.PAGE_CACHE_SECONDS)
     return root_url
 
 

@@ -1,5 +1,6 @@
-"""Wagtail: hand-made admin posts that Wagtail answers with a 500 are a 400 or a form error, and
-responsive image tags that parse their filter specs again on every render.
+"""Wagtail: hand-made admin posts that Wagtail answers with a 500 are a 400 or a form error,
+responsive image tags that parse their filter specs again on every render, and a site lookup
+query on every request.
 
 Six defects, each in docs/upstream.md under its heading, each with a test in
 tests/test_home_upstream.py that fails once Wagtail fixes it:

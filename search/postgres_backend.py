@@ -153,13 +153,10 @@ def _ordered_matches(compiler, config, backend):
 def _sort_columns(order_by) -> list[tuple[str, OrderBy]]:
     """``[(column name, OrderBy)]`` for each of a queryset's ``order_by`` items (field names, with
     "-" for descending, or expressions), so that the summary selects each sort key as a column
-    and orders by the columns as the queryset orders by the keys. A random order ("?") has no
-    key: ValueError."""
+    and orders by the columns as the queryset orders by the keys."""
     columns = []
     for position, item in enumerate(order_by):
         if isinstance(item, str):
-            if item == "?":
-                raise ValueError("a random order has no sort key")
             item = F(item[1:]).desc() if item.startswith("-") else F(item).asc()
         elif not isinstance(item, OrderBy):
             item = item.asc()

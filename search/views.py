@@ -63,7 +63,7 @@ def clean_query(raw: str, max_length: int = MAX_QUERY_LENGTH) -> str:
     words, as a space would), words with no letter or digit ("-", "...") dropped, spaces
     collapsed, cut to ``max_length`` characters at a word boundary (a word cut in two would
     search for a word nobody typed). May return "" (then nothing is searched)."""
-    text = _UNSAFE_QUERY_CHARS.sub(" ", raw.replace("\x00", " "))
+    text = _UNSAFE_QUERY_CHARS.sub(" ", raw)  # NUL is one of them
     if len(text) > max_length:
         cut = text[: max_length + 1]
         text = cut[: cut.rstrip().rfind(" ")] if not cut[-1].isspace() and " " in cut.strip() else cut

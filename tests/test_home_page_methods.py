@@ -1,7 +1,9 @@
 """Reader pages served by Wagtail (and their routes: feeds, author pages) answer only the methods
-that read them (home/wagtail_hooks.py, ``only_reading_methods``)."""
+that read them (home/wagtail_hooks.py, ``only_reading_methods``), and every refused method gets
+the site's 405 page, not an empty body (home/method_not_allowed.py)."""
 
 import pytest
+from bs4 import BeautifulSoup
 
 pytestmark = pytest.mark.django_db
 
@@ -42,3 +44,80 @@ def test_reading_methods_still_serve_the_page(client, demo):
 
 def test_a_missing_page_is_still_a_404_whatever_the_method(client, demo):
     assert client.delete("/blog/no-such-page/").status_code == 404
+
+
+# Each kind of address that refuses a method, with methods it refuses: Wagtail pages and their
+# routes (our hook), Django views behind require_safe / require_http_methods, an admin action
+# that only takes POST.
+REFUSING_ADDRESSES = [
+    ("post", "/"),
+    ("delete", "/blog/gpu-costs/"),
+    ("put", "/blog/feed/rss/"),
+    ("delete", "/search/?query=gpu"),
+    ("put", "/search/autocomplete/?q=gpu"),
+    ("post", "/search/autocomplete/?q=gpu"),
+    ("post", "/sitemap.xml"),
+    ("patch", "/sitemap-articles.xml"),
+    ("delete", "/robots.txt"),
+    ("post", "/favicon.ico"),
+    ("put", "/theme/"),
+    ("post", "/theme.css"),
+    ("delete", "/healthz"),
+    ("post", "/readyz"),
+]
+
+
+def assert_is_the_405_page(response, method: str, allowed: str):
+    assert response.status_code == 405
+    assert response["Allow"] == allowed
+    assert response["Content-Type"].startswith("text/html")
+    assert int(response["Content-Length"]) == len(response.content)
+    page = BeautifulSoup(response.content, "html.parser")
+    assert page.select_one(".eyebrow").get_text() == "Error 405"
+    intro = " ".join(page.select_one(".blog-hero__intro").get_text().split())
+    assert f"used the method {method}," in intro
+    assert f"it accepts {allowed}." in intro
+
+
+@pytest.mark.parametrize(("method", "path"), REFUSING_ADDRESSES)
+def test_a_refused_method_gets_the_405_page_naming_what_the_address_takes(client, demo, method, path):
+    response = getattr(client, method)(path)
+    assert response.status_code == 405, path
+    assert_is_the_405_page(response, method.upper(), response["Allow"])
+    actions = BeautifulSoup(response.content, "html.parser").select(".error-page__actions a")
+    assert [link["href"] for link in actions] == ["/", "/blog/"]
+
+
+def test_an_article_names_its_methods_on_the_405_page(client, demo):
+    assert_is_the_405_page(client.post(demo.articles[0].url), "POST", "GET, HEAD, OPTIONS")
+
+
+@pytest.mark.parametrize(
+    "method",
+    ["FROB", "<script>alert(1)</script>", "A" * 200, "M-SEARCH", "propfind"],
+    ids=["unknown", "markup", "long", "dash", "lower-case"],
+)
+def test_any_method_token_is_shown_as_text_and_cut(client, demo, method):
+    response = client.generic(method, "/blog/")
+    assert response.status_code == 405
+    body = response.content.decode()
+    assert "<script>alert" not in body
+    shown = " ".join(BeautifulSoup(body, "html.parser").select_one(".blog-hero__intro").get_text().split())
+    assert f"used the method {method.upper()[:20]}," in shown  # Django upper-cases the method
+    assert "A" * 21 not in body
+
+
+def test_an_admin_action_that_takes_only_post_gets_the_405_page_with_a_way_back(client, demo, editor):
+    client.force_login(editor)
+    response = client.get("/admin/calendar/move/")
+    assert_is_the_405_page(response, "GET", "POST")
+    actions = BeautifulSoup(response.content, "html.parser").select(".error-page__actions a")
+    assert [link["href"] for link in actions] == ["/admin/"]
+
+
+def test_a_405_with_a_body_keeps_it(client, demo):
+    """The API's 405 is JSON already."""
+    response = client.post("/api/v2/pages/")
+    assert response.status_code == 405
+    assert response["Content-Type"] == "application/json"
+    assert b"Error 405" not in response.content

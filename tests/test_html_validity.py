@@ -1,6 +1,6 @@
 """The Nu HTML checker (npm ``vnu-jar``, the W3C validator's engine) finds no errors on the reader
 pages: home, blog index, a topic, an article with every block type and each article layout
-variant (issue 17), search results, the 404, an author page, the theme chooser and the 500 page,
+variant (issue 17), search results, the 404, an author page, the theme chooser, the 405 and the 500 page,
 and in the stylesheets of both themes (site.css, dark.css and /theme.css as each cookie makes
 it). Page HTML is the same in every theme (tests/test_home_theme.py) except the chooser's checked
 choice, so the chooser is checked in each. One JVM run checks them all (a few seconds)."""
@@ -80,6 +80,10 @@ def test_reader_pages_have_no_html_errors(client, demo, tmp_path):
     error_page = tmp_path / "500.html"
     error_page.write_bytes(server_error(RequestFactory().get("/")).content)
     files.append(error_page)
+    refused = client.post("/search/")
+    assert refused.status_code == 405
+    (method_page := tmp_path / "405.html").write_bytes(refused.content)
+    files.append(method_page)
 
     errors = nu_errors(files)
     assert not errors, "\n".join(

@@ -93,18 +93,42 @@ def test_an_article_names_its_methods_on_the_405_page(client, demo):
 
 
 @pytest.mark.parametrize(
-    "method",
-    ["FROB", "<script>alert(1)</script>", "A" * 200, "M-SEARCH", "propfind"],
-    ids=["unknown", "markup", "long", "dash", "lower-case"],
+    ("method", "shown"),
+    [
+        ("FROB", "the method FROB,"),
+        ("propfind", "the method PROPFIND,"),  # Django upper-cases the method
+        ("M-SEARCH", "the method M-SEARCH,"),
+        ("A" * 200, "the method " + "A" * 20 + "…,"),
+        ("<script>alert(1)</script>", "a method that is not valid HTTP,"),
+        ("A\x01B", "a method that is not valid HTTP,"),
+        ("DEL\x7f", "a method that is not valid HTTP,"),
+        ("\xdf", "a method that is not valid HTTP,"),  # ß, which upper-cases to SS
+        ("M\xc3\xa9TH", "a method that is not valid HTTP,"),  # UTF-8 read as Latin-1
+        ("GET POST", "a method that is not valid HTTP,"),
+    ],
+    ids=["unknown", "lower-case", "dash", "long", "markup", "control", "delete-char", "latin-1", "utf-8", "space"],
 )
-def test_any_method_token_is_shown_as_text_and_cut(client, demo, method):
+def test_any_method_is_shown_as_a_token_or_not_at_all(client, demo, method, shown):
     response = client.generic(method, "/blog/")
     assert response.status_code == 405
     body = response.content.decode()
     assert "<script>alert" not in body
-    shown = " ".join(BeautifulSoup(body, "html.parser").select_one(".blog-hero__intro").get_text().split())
-    assert f"used the method {method.upper()[:20]}," in shown  # Django upper-cases the method
-    assert "A" * 21 not in body
+    assert not any(ord(character) < 32 and character not in "\n\t" for character in body)
+    intro = " ".join(BeautifulSoup(body, "html.parser").select_one(".blog-hero__intro").get_text().split())
+    assert f"The request used {shown} which this address does not accept" in intro
+
+
+@pytest.mark.parametrize("method", ["post", "delete", "options"])
+def test_a_static_file_refusing_a_method_gets_the_405_page(settings, method):
+    """WhiteNoise's 405 has no body and no Content-Type. WhiteNoise serves from the static
+    folders (as under ``make run``) in a client made after the setting changed."""
+    from django.test import Client
+
+    settings.WHITENOISE_USE_FINDERS = True
+    client = Client()
+    assert client.get("/static/css/site.css").status_code == 200
+    response = getattr(client, method)("/static/css/site.css")
+    assert_is_the_405_page(response, method.upper(), "GET, HEAD")
 
 
 def test_an_admin_action_that_takes_only_post_gets_the_405_page_with_a_way_back(client, demo, editor):

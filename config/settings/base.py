@@ -91,11 +91,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Gives an empty 405 (Django's, Wagtail's, WhiteNoise's) the site's error page
+    # (home/method_not_allowed.py); above WhiteNoise to see its responses.
+    "home.method_not_allowed.MethodNotAllowedPageMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Outside the page cache, so cached HTML is compressed too (static files: WhiteNoise's .gz).
     "django.middleware.gzip.GZipMiddleware",
-    # Gives an empty 405 (Django's and Wagtail's) the site's error page (home/method_not_allowed.py).
-    "home.method_not_allowed.MethodNotAllowedPageMiddleware",
     # Before sessions and auth: a cache hit skips them (home/caching/page_cache.py).
     "home.caching.page_cache.PageCacheMiddleware",
     # A host no Wagtail site serves (no default site): a static 404 for every public URL.

@@ -4,11 +4,13 @@ from django.http import HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
 from .seo import absolute_url
 
 
+@csrf_exempt  # read-only: another method gets its 405, not a CSRF 403
 @require_safe
 def robots_txt(request):
     """``/robots.txt`` as text/plain: keep crawlers out of the admin and search results, point to the sitemap."""
@@ -20,6 +22,7 @@ def robots_txt(request):
     )
 
 
+@csrf_exempt  # read-only: another method gets its 405, not a CSRF 403
 @require_safe
 def favicon(request):
     """``/favicon.ico``, which browsers and crawlers ask for whatever the pages link: a permanent

@@ -145,3 +145,31 @@ def test_a_405_with_a_body_keeps_it(client, demo):
     assert response.status_code == 405
     assert response["Content-Type"] == "application/json"
     assert b"Error 405" not in response.content
+
+
+# Views that only read, each exempt from the CSRF check (no method they take writes anything),
+# so that a browser-like client's POST or DELETE learns the method is refused, not that its form
+# lacked a token.
+READ_ONLY_VIEWS = [
+    "/search/?query=gpu",
+    "/search/autocomplete/?q=gpu",
+    "/sitemap.xml",
+    "/sitemap-articles.xml",
+    "/robots.txt",
+    "/favicon.ico",
+    "/theme.css",
+    "/healthz",
+    "/readyz",
+    "/review/not-a-token/",
+]
+
+
+@pytest.mark.parametrize("method", ["post", "delete", "put"])
+def test_a_read_only_view_refuses_a_writing_method_with_405_even_with_csrf_checks_on(demo, method):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    for path in READ_ONLY_VIEWS:
+        response = getattr(strict, method)(path)
+        assert response.status_code == 405, (method, path)
+        assert_is_the_405_page(response, method.upper(), response["Allow"])

@@ -15,6 +15,7 @@ from django.db import DatabaseError, connection
 from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
 from wagtail.models import Page, Revision
@@ -26,6 +27,7 @@ SCHEDULE_GRACE = timedelta(minutes=5)
 
 
 @never_cache
+@csrf_exempt  # read-only: another method gets its 405, not a CSRF 403
 @require_safe
 def healthz(request):
     """Liveness: the process answers. ``{"status": "ok"}`` with 200, touching nothing else."""
@@ -46,6 +48,7 @@ def overdue_schedule_count(now=None) -> int:
 
 
 @never_cache
+@csrf_exempt  # read-only: another method gets its 405, not a CSRF 403
 @require_safe
 def readyz(request):
     """Readiness: ``{"status": "ok"|"fail", "checks": {name: "ok" | error text},

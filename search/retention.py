@@ -13,8 +13,8 @@ tables without end. Two limits bound them:
 
 Queries with editors' picks are never deleted (Wagtail's search promotions hang on them).
 ``trim_search_log()`` applies both; the site search calls ``trim_if_over_limit()`` whenever a new
-query is logged, and ``manage.py trim_search_log`` (run daily by ``run_scheduler``) applies the
-age limit even when no one searches.
+query is logged, and ``manage.py trim_search_log`` and ``run_scheduler`` (once a day, registered in
+``apps.py``) apply the age limit even when no one searches.
 """
 
 import datetime

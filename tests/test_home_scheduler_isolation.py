@@ -170,3 +170,35 @@ def test_a_fixed_revision_goes_live_on_the_next_run_and_its_report_goes(demo, sc
     article = ArticlePage.objects.get(pk=failing.object_id)
     assert article.live and article.live_revision_id == failing.pk
     assert not ScheduledPublishFailure.objects.exists()
+
+
+def test_daily_maintenance_runs_once_a_day_and_a_failing_task_holds_back_nothing(monkeypatch):
+    """Apps register their daily work with ``home.operations.maintenance`` (search trims its log);
+    a task that raises is reported by name and tried again on the next run, the others still run."""
+    from home.operations import maintenance
+    from home.operations.management.commands.run_scheduler import Command
+
+    calls = []
+    failing = iter([RuntimeError("disk full"), None])
+
+    def flaky():
+        calls.append("flaky")
+        if error := next(failing, None):
+            raise error
+
+    monkeypatch.setattr(maintenance, "_daily", {})
+    maintenance.register_daily("flaky", flaky)
+    maintenance.register_daily("steady", lambda: calls.append("steady"))
+    out = io.StringIO()
+    command = Command(stdout=out, stderr=out)
+    with time_machine.travel(RUN_AT, tick=False):
+        command.run_daily_tasks()
+    assert calls == ["flaky", "steady"]
+    assert "flaky failed: RuntimeError('disk full')" in out.getvalue()
+    with time_machine.travel(RUN_AT + timedelta(minutes=1), tick=False):
+        command.run_daily_tasks()
+        command.run_daily_tasks()
+    assert calls == ["flaky", "steady", "flaky"]  # retried once, then done for the day
+    with time_machine.travel(RUN_AT + timedelta(days=1), tick=False):
+        command.run_daily_tasks()
+    assert calls == ["flaky", "steady", "flaky", "flaky", "steady"]

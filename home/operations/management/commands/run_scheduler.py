@@ -14,8 +14,12 @@ database-wide lock:
 - SQLite: the run is one ``BEGIN IMMEDIATE`` transaction (see ``config/settings/base.py``), which
   holds SQLite's single write lock; a second run waits for it (up to the 20 s busy timeout) and
   then finds nothing left to publish.
+
+After each run it calls, once a day, the maintenance other apps registered with
+``home.operations.maintenance.register_daily`` (search trims its log).
 """
 
+import datetime
 import time
 from contextlib import contextmanager
 
@@ -23,8 +27,7 @@ from django.core.management.base import BaseCommand
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
-from search.retention import trim_search_log
-
+from ...maintenance import daily_tasks
 from ...scheduled_publishing import publish_due_changes
 
 # Any fixed 64-bit number, the same in every process of this site: "cedana" in ASCII.
@@ -58,9 +61,13 @@ class Command(BaseCommand):
     help = (
         "Publish due revisions and unpublish expired pages (as Wagtail's publish_scheduled, one "
         "change at a time: a failing revision is reported and retried) every "
-        "--interval seconds until stopped, and trim the search log once a day. Safe to run twice: "
-        "runs take a database lock."
+        "--interval seconds until stopped, and run the apps' daily maintenance (the search log's "
+        "trim) once a day. Safe to run twice: runs take a database lock."
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._daily_done_on: dict[str, datetime.date] = {}
 
     def add_arguments(self, parser):
         parser.add_argument("--interval", type=int, default=60, help="Seconds between runs (default 60).")
@@ -81,17 +88,19 @@ class Command(BaseCommand):
             self.stderr.write(f"Could not carry out the scheduled change of {item}: {error}")
         return True
 
-    def trim_search_log_daily(self) -> None:
-        """Apply the search log's age limit once a day (``search.retention``; searches trim the
-        count limit themselves, but only a search can, so a quiet site needs this)."""
+    def run_daily_tasks(self) -> None:
+        """Call each task other apps registered with ``home.operations.maintenance.register_daily``
+        once a day (the search log's age limit: searches trim the count limit themselves, but only
+        a search can, so a quiet site needs this). A task that fails is tried again next run."""
         today = timezone.now().date()
-        if getattr(self, "_search_log_trimmed_on", None) == today:
-            return
-        try:
-            trim_search_log()
-            self._search_log_trimmed_on = today
-        except Exception as error:  # noqa: BLE001 - a failed trim must not stop publishing
-            self.stderr.write(f"trim_search_log failed: {error!r}")
+        for name, task in daily_tasks().items():
+            if self._daily_done_on.get(name) == today:
+                continue
+            try:
+                task()
+                self._daily_done_on[name] = today
+            except Exception as error:  # noqa: BLE001 - a failed task must not stop publishing
+                self.stderr.write(f"{name} failed: {error!r}")
 
     def handle(self, *args, interval: int, once: bool, **options):
         if interval < 1:
@@ -102,7 +111,7 @@ class Command(BaseCommand):
                 self.run_once()
             except Exception as error:  # noqa: BLE001 - a failed run must not stop the loop
                 self.stderr.write(f"publish_scheduled failed: {error!r}; retrying in {interval}s")
-            self.trim_search_log_daily()
+            self.run_daily_tasks()
             if once:
                 return
             time.sleep(max(0.0, interval - (time.monotonic() - started)))

@@ -52,7 +52,7 @@ run: setup ## Set up, then serve http://$(HOST):$(PORT)/ with the publishing sch
 	trap 'kill $$scheduler 2>/dev/null' EXIT INT TERM; \
 	$(MANAGE) runserver $(HOST):$(PORT)
 
-scheduler: install ## Run only the scheduled-publishing loop (publish_scheduled every minute)
+scheduler: install ## Run only the scheduler: due go-lives and expiries every minute (one transaction each), the search log trimmed daily
 	$(MANAGE) run_scheduler
 
 lint: install-dev ## ruff check, ruff format --check, Django checks, migrations up to date

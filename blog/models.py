@@ -608,7 +608,9 @@ class ArticlePage(BasePage):
     template = "pages/article_page.html"
 
     # The headless API (/api/v2/pages/?type=blog.ArticlePage&fields=*): renditions are the card
-    # size (16:9) and the social size (1200x630), with the alt text readers get.
+    # size (16:9, WebP) and the social size (1200x630), with the alt text readers get. Both are
+    # specs that publishing makes (blog.renditions.ARTICLE_RENDITION_SPECS): a spec of the API's
+    # own was made on the first request, about 0.15 s an article (3.9 s for a page of 20).
     api_fields = [
         APIField("summary"),
         APIField("date_published"),
@@ -618,7 +620,7 @@ class ArticlePage(BasePage):
         APIField("authors", serializer=AuthorsField()),
         APIField("image"),
         APIField("card_alt_text"),
-        APIField("image_card", serializer=ImageRenditionField("fill-800x450", source="image")),
+        APIField("image_card", serializer=ImageRenditionField("fill-800x450|format-webp", source="image")),
         APIField("image_social", serializer=ImageRenditionField(SOCIAL_IMAGE_SPEC, source="image")),
         APIField("body"),
         APIField("markdown"),

@@ -303,6 +303,22 @@ def test_renditions_on_publish_when_the_setting_is_on(settings, demo, django_cap
     assert made == set(ARTICLE_RENDITION_SPECS)
 
 
+def test_the_api_shows_renditions_that_publishing_made(settings, client, demo, django_capture_on_commit_callbacks):
+    """The API's image fields ask for specs that publishing makes: the first API request after a
+    publish makes no rendition (a spec of its own cost 0.15 s an article, 3.9 s for 20)."""
+    settings.BLOG_RENDITIONS_ON_PUBLISH = True
+    article = demo.articles[2]
+    SiteRendition.objects.filter(image=article.image).delete()
+    caches["renditions"].clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        article.save_revision().publish()
+    made = SiteRendition.objects.filter(image=article.image).count()
+    response = client.get(f"/api/v2/pages/{article.pk}/")
+    assert response.status_code == 200
+    assert response.json()["image_card"]["url"].endswith(".fill-800x450.format-webp.webp")
+    assert SiteRendition.objects.filter(image=article.image).count() == made
+
+
 def test_newest_first_order_follows_the_seeds(demo):
     gpu = [a.title for a in ArticlePage.objects.for_listing().filter(topics__slug="gpu-costs")]
     assert gpu[0] == "Cost per token and revenue per megawatt are the same number"

@@ -217,10 +217,12 @@ class ArticlePageForm(ArticleLimitsForm):
         )
         for problem in problems:
             # Our advice replaces Django's bare "This field is required."; any other error of the
-            # field (e.g. a summary over the length limit) stays, alone.
+            # field (e.g. a summary over the length limit) stays, alone. While the form cleans,
+            # ``self.errors`` is the form's own error dict (``full_clean`` made it), so removing
+            # the field's entry removes its error.
             existing = self.errors.get(problem.field)
             if existing and all(error.code == "required" for error in existing.as_data()):
-                del self._errors[problem.field]
+                del self.errors[problem.field]
         problems = [problem for problem in problems if problem.field not in self.errors]
         if not problems:
             return cleaned_data

@@ -5,13 +5,14 @@ without FTS5, this is exactly Wagtail's ``wagtail.search.backends.database``.
 On SQLite with FTS5, Wagtail ranks with ``bm25()`` over the whole row, so the ``boost`` of the
 title field has no effect and an article mentioning a word three times in its body outranks
 one with the word in its title. Here ``bm25()`` gets per-column weights instead, and any user
-text becomes a valid FTS5 query (``search.sqlite_backend.SafeQueryMixin``). On PostgreSQL,
-Wagtail's backend with one full-text pass per search (``search.postgres_backend``), with NUL
-bytes taken out of query strings (PostgreSQL text cannot hold them: a ``DataError``, so a 500
-for ``?q=%00`` in any admin search box or ``?search=%00`` in the API). Both also
-offer ``indexed_texts()``, the plain text they indexed, for result excerpts, and take at most
-``MAX_QUERY_TERMS`` words of a query (``home.upstream.modelsearch``: a few hundred words
-exceed the recursion limit in modelsearch's query compilers). Switching to
+text becomes a valid FTS5 query (``home.upstream.modelsearch.SQLiteSafeQueryMixin``). On
+PostgreSQL, Wagtail's backend with one full-text pass per search (``search.postgres_backend``).
+Both also offer ``indexed_texts()``, the plain text they indexed, for result excerpts, and work
+around modelsearch's defects with user text (``home.upstream.modelsearch``, docs/upstream.md):
+NUL bytes become spaces (PostgreSQL text cannot hold them, a ``DataError``; SQLite's FTS5 stops
+reading the query at one, "unterminated string": either way a 500 for ``?q=%00`` in any admin
+search box or ``?search=%00`` in the API), and a query keeps at most ``MAX_QUERY_TERMS`` words
+(a few hundred words exceed the recursion limit in modelsearch's query compilers). Switching to
 Elasticsearch/OpenSearch stays a settings change.
 """
 

@@ -34,7 +34,7 @@ from wagtail.search.backends.database.postgres.postgres import (
 )
 from wagtail.search.query import PlainText
 
-from home.upstream.modelsearch import BoundedQueryMixin
+from home.upstream.modelsearch import BoundedQueryMixin, NulFreeQueryMixin
 
 from .backends import by_pk, facets_sql, indexed_texts, is_filter_field, with_indexed_text
 
@@ -280,13 +280,8 @@ class OnePassPostgresSearchResults(PostgresSearchResults):
         return _summary(compiler, self.backend, facet_fields=[field_name]).facets[field_name]
 
 
-class OnePassPostgresSearchBackend(BoundedQueryMixin, PostgresSearchBackend):
+class OnePassPostgresSearchBackend(NulFreeQueryMixin, BoundedQueryMixin, PostgresSearchBackend):
     results_class = OnePassPostgresSearchResults
-
-    def _search(self, query_compiler_class, query, model_or_queryset, **kwargs):
-        if isinstance(query, str):  # PostgreSQL text cannot hold NUL; "" is Wagtail's empty result
-            query = query.replace("\x00", " ").strip()
-        return super()._search(query_compiler_class, query, model_or_queryset, **kwargs)
 
     def indexed_texts(self, model, pks) -> dict:
         """``{pk: text}``: the plain text indexed for the non-title search fields of the ``model``

@@ -10,12 +10,7 @@ from django.db import connections
 from django.db.models import F, FloatField, Func, TextField, Window
 from django.db.models.functions import Cast, RowNumber
 
-from wagtail.search.backends.database.sqlite.query import (
-    Lexeme,
-    MatchExpression,
-    SearchQueryExpression,
-    normalize,
-)
+from wagtail.search.backends.database.sqlite.query import MatchExpression, normalize
 from wagtail.search.backends.database.sqlite.sqlite import (
     SQLiteAutocompleteQueryCompiler,
     SQLiteFTSIndexEntry,
@@ -23,10 +18,10 @@ from wagtail.search.backends.database.sqlite.sqlite import (
     SQLiteSearchQueryCompiler,
     SQLiteSearchResults,
 )
-from wagtail.search.query import MatchAll, Not, Phrase, PlainText
+from wagtail.search.query import MatchAll, Not
 from wagtail.search.utils import get_descendants_content_types_pks
 
-from home.upstream.modelsearch import BoundedQueryMixin
+from home.upstream.modelsearch import BoundedQueryMixin, NulFreeQueryMixin, SQLiteSafeQueryMixin
 
 from .backends import by_pk, facets_sql, indexed_texts, is_filter_field, with_indexed_text
 from .models import AutocompleteIndexEntry
@@ -46,12 +41,6 @@ class WeightedBM25(Func):
         return f"bm25({SQLiteFTSIndexEntry._meta.db_table}, {weights})", []
 
 
-def fts5_string(text: str) -> str:
-    """``text`` made safe inside an FTS5 double-quoted string: ``"`` doubled (FTS5's escape)
-    and NUL bytes, which end SQLite's copy of the query early ("unterminated string"), removed."""
-    return text.replace("\x00", " ").replace('"', '""')
-
-
 class AutocompleteMatchExpression(MatchExpression):
     """Wagtail's ``MATCH`` on the unstemmed autocomplete table (``search.models.AutocompleteIndexEntry``)."""
 
@@ -67,49 +56,10 @@ class AutocompleteBM25(Func):
         return f"bm25({AutocompleteIndexEntry._meta.db_table})", []
 
 
-class SafeQueryMixin:
-    """User text as FTS5 strings only, for every caller (admin listings, choosers, API, site search).
-
-    Wagtail quotes each term (``"term"``) but leaves a ``"`` inside it as is, so ``a"b`` or a lone
-    ``"`` is an FTS5 syntax error (a 500 in every admin search box). Here each term is escaped,
-    terms with nothing the tokenizer indexes (only punctuation) are dropped, and a query left with
-    no term matches nothing. ``fields=`` is honoured as closely as the FTS table allows (see
-    ``fts_columns``) instead of being taken for FTS column names (SQLite: "no such column").
-    """
-
-    def build_search_query_content(self, query, config=None):
-        if isinstance(query, PlainText):
-            terms = [fts5_string(term) for term in query.query_string.replace("\x00", " ").split()]
-            terms = [term for term in terms if any(char.isalnum() for char in term)]
-            if not terms:
-                return SearchQueryExpression(Lexeme(""))  # the empty string: matches nothing
-            query = PlainText(" ".join(terms), operator=query.operator, boost=query.boost)
-        elif isinstance(query, Phrase):
-            query = Phrase(fts5_string(query.query_string))
-        return super().build_search_query_content(query, config=config)
-
-    def fts_columns(self) -> list[str]:
-        """The FTS5 columns to match for ``self.fields`` (model field names, already checked to be
-        search fields by ``check()``). The SQLite index keeps three columns, not one per field:
-        ``title`` (the ``title`` search field), ``body`` (every other search field) and
-        ``autocomplete`` (every autocomplete field); Wagtail passed the field names through."""
-        if not self.fields:
-            return self.FTS_TABLE_FIELDS
-        if self.FTS_TABLE_FIELDS == ["autocomplete"]:
-            return ["autocomplete"]
-        return sorted({"title" if field == "title" else "body" for field in self.fields}, reverse=True)
-
-    def search(self, config, start, stop, score_field=None):
-        # Wagtail's search() builds its MATCH from ``self.fields``: give it the columns meanwhile.
-        fields, self.fields = self.fields, self.fts_columns()
-        try:
-            return super().search(config, start, stop, score_field)
-        finally:
-            self.fields = fields
-
-
 class FTSTableMixin:
-    """Which FTS5 table a query compiler matches on: Wagtail's stemmed one by default."""
+    """Which FTS5 table a query compiler matches on: Wagtail's stemmed one by default. The
+    columns come from ``fts_columns()`` (``home.upstream.modelsearch.SQLiteSafeQueryMixin``, which
+    every compiler here puts first in its bases)."""
 
     fts_model = SQLiteFTSIndexEntry
     match_expression_class = MatchExpression
@@ -185,14 +135,16 @@ class MatchFirstMixin(FTSTableMixin):
         return queryset[start:stop]
 
 
-class TitleWeightedSQLiteQueryCompiler(SafeQueryMixin, MatchFirstMixin, RankedIdsMixin, SQLiteSearchQueryCompiler):
+class TitleWeightedSQLiteQueryCompiler(
+    SQLiteSafeQueryMixin, MatchFirstMixin, RankedIdsMixin, SQLiteSearchQueryCompiler
+):
     def _build_rank_expression(self, vectors, config):
         # One weighted bm25() for the whole query replaces Wagtail's sum of unweighted ones.
         return WeightedBM25()
 
 
 class RankedSQLiteAutocompleteQueryCompiler(
-    SafeQueryMixin, MatchFirstMixin, RankedIdsMixin, SQLiteAutocompleteQueryCompiler
+    SQLiteSafeQueryMixin, MatchFirstMixin, RankedIdsMixin, SQLiteAutocompleteQueryCompiler
 ):
     # Prefixes match unstemmed words, as PostgreSQL's "simple" autocomplete configuration does
     # (search.models.AutocompleteIndexEntry says why). Wagtail's own path (match-all and negated
@@ -363,7 +315,7 @@ class TitleWeightedSQLiteSearchResults(SQLiteSearchResults):
             compiler.order_by_relevance = relevance
 
 
-class TitleWeightedSQLiteSearchBackend(BoundedQueryMixin, SQLiteSearchBackend):
+class TitleWeightedSQLiteSearchBackend(NulFreeQueryMixin, BoundedQueryMixin, SQLiteSearchBackend):
     query_compiler_class = TitleWeightedSQLiteQueryCompiler
     autocomplete_query_compiler_class = RankedSQLiteAutocompleteQueryCompiler
     results_class = TitleWeightedSQLiteSearchResults

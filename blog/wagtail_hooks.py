@@ -123,7 +123,10 @@ def export_time(value: datetime.datetime) -> datetime.datetime:
 class GuardedIndexView(IndexView):
     """modeladmin's listing, with hostile query strings answered by a 400 instead of a 500:
     modeladmin reads every parameter it does not know as a filter on the model, and one that
-    names no field (``?x=1``) raised ``FieldError``."""
+    names no field (``?x=1``) raised ``FieldError``, while one through a relation
+    (``?owner__password__startswith=``) was applied. A workaround for wagtail-modeladmin#20
+    (docs/upstream.md, "wagtail-modeladmin: every query parameter is a filter";
+    tests/test_home_upstream.py shows modeladmin's own view still does both)."""
 
     listing_params = frozenset({"o", "ot", "p", "q"})
 
@@ -185,7 +188,9 @@ class ArticleIndexView(GuardedIndexView):
 
 class NulFreeSearchHandler(DjangoORMSearchHandler):
     """The listings' ORM search (``icontains`` per word) with NUL bytes taken out of the words:
-    PostgreSQL text cannot hold them, so ``?q=%00`` was a 500 (``DataError``) there."""
+    PostgreSQL text cannot hold them, so ``?q=%00`` was a 500 (``DataError``) there. A
+    workaround for a modeladmin defect not yet reported (docs/upstream.md, "wagtail-modeladmin: a
+    NUL byte in the search box"; tests/test_home_upstream.py shows it still happens)."""
 
     def search_queryset(self, queryset, search_term, **kwargs):
         return super().search_queryset(queryset, (search_term or "").replace("\x00", " "), **kwargs)

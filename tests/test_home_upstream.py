@@ -124,6 +124,80 @@ def test_our_site_lookup_is_installed():
     assert sites.get_site_for_hostname is upstream_wagtail.remembered_site_for_hostname
 
 
+def renamed(page, slug: str):
+    """``page`` with ``slug`` saved, and the page as it was: what ``page_slug_changed`` hands its
+    receivers (Wagtail sends it when the transaction commits, which a test's does not)."""
+    before = type(page).objects.get(pk=page.pk)
+    page.slug = slug
+    page.save()
+    return before, page
+
+
+@pytest.mark.django_db
+def test_wagtail_still_makes_redirects_for_a_page_that_was_never_live(demo):
+    """Wagtail's ``autocreate_redirects_on_slug_change`` makes a redirect from a draft's old
+    address (wagtail/wagtail#12582); once it makes none (#14507), delete
+    ``redirects_on_slug_change``'s check (and its docs/upstream.md section's first half)."""
+    from wagtail.contrib.redirects.models import Redirect
+
+    from .factories import ArticlePageFactory
+
+    draft = ArticlePageFactory(parent=demo.blog, slug="never-live-a", live=False)
+    before, draft = renamed(draft, "never-live-b")
+    upstream_wagtail.WAGTAIL_REDIRECTS_ON_SLUG_CHANGE(instance_before=before, instance=draft)
+    assert Redirect.objects.get(old_path="/blog/never-live-a").redirect_page_id == draft.pk
+
+
+@pytest.mark.django_db
+def test_wagtail_still_keeps_a_redirect_from_a_pages_own_address(demo):
+    """A live page renamed and renamed back keeps Wagtail's redirect from the address it has
+    again (a loop once it is not live); once Wagtail drops it, delete ``drop_pointless_redirects``'
+    loop check."""
+    from wagtail.contrib.redirects.models import Redirect
+
+    from .factories import ArticlePageFactory
+
+    page = ArticlePageFactory(parent=demo.blog, slug="back-and-forth")
+    for slug in ("back-and-forth-2", "back-and-forth"):
+        before, page = renamed(page, slug)
+        upstream_wagtail.WAGTAIL_REDIRECTS_ON_SLUG_CHANGE(instance_before=before, instance=page)
+    assert page.url == "/blog/back-and-forth/"
+    assert Redirect.objects.get(old_path="/blog/back-and-forth").redirect_page_id == page.pk
+
+
+@pytest.mark.django_db
+def test_wagtail_redirect_middleware_still_follows_a_redirect_to_a_page_that_is_not_live(rf, demo):
+    """Wagtail's ``RedirectMiddleware`` answers a 404 with the redirect to a draft (its URL told,
+    or a loop from its own address); once it keeps the 404, drop our ``RedirectMiddleware``."""
+    from django.http import HttpResponseNotFound
+
+    from wagtail.contrib.redirects.middleware import RedirectMiddleware
+    from wagtail.contrib.redirects.models import Redirect
+
+    from .factories import ArticlePageFactory
+
+    draft = ArticlePageFactory(parent=demo.blog, slug="a-secret-draft", live=False)
+    Redirect.objects.create(old_path="/blog/old-name", redirect_page=draft)
+    not_found = HttpResponseNotFound()
+    response = RedirectMiddleware(lambda request: not_found)(rf.get("/blog/old-name/"))
+    assert (response.status_code, response["Location"]) == (301, "/blog/a-secret-draft/")
+    ours = upstream_wagtail.RedirectMiddleware(lambda request: not_found)(rf.get("/blog/old-name/"))
+    assert ours is not_found
+
+
+def test_our_redirect_receivers_and_middleware_are_installed(settings):
+    from wagtail.contrib.redirects import signal_handlers
+    from wagtail.signals import page_slug_changed, post_page_move
+
+    assert signal_handlers.autocreate_redirects_on_slug_change is upstream_wagtail.redirects_on_slug_change
+    assert signal_handlers.autocreate_redirects_on_page_move is upstream_wagtail.redirects_on_page_move
+    # Disconnecting what is not connected changes nothing and answers False.
+    assert not page_slug_changed.disconnect(upstream_wagtail.WAGTAIL_REDIRECTS_ON_SLUG_CHANGE)
+    assert not post_page_move.disconnect(upstream_wagtail.WAGTAIL_REDIRECTS_ON_PAGE_MOVE)
+    assert "home.upstream.wagtail.RedirectMiddleware" in settings.MIDDLEWARE
+    assert "wagtail.contrib.redirects.middleware.RedirectMiddleware" not in settings.MIDDLEWARE
+
+
 def test_our_workflow_action_checks_are_installed():
     from wagtail.admin.views.generic.mixins import CreateEditViewOptionalFeaturesMixin
     from wagtail.admin.views.pages.edit import EditView

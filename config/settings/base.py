@@ -114,7 +114,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security_headers.SiteCSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
-    "wagtail.contrib.redirects.middleware.RedirectMiddleware",
+    # Wagtail's RedirectMiddleware, except that a redirect to a page that is not live is not
+    # followed (home/upstream/wagtail.py).
+    "home.upstream.wagtail.RedirectMiddleware",
     # Last, as django-axes requires: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -1,8 +1,8 @@
 """Wagtail: hand-made admin posts that Wagtail answers with a 500 are a 400 or a form error,
-responsive image tags that parse their filter specs again on every render, and a site lookup
-query on every request.
+responsive image tags that parse their filter specs again on every render, a site lookup
+query on every request, and automatic redirects that loop or reveal drafts.
 
-Six defects, each in docs/upstream.md under its heading, each with a test in
+Eight defects, each in docs/upstream.md under its heading, each with a test in
 tests/test_home_upstream.py that fails once Wagtail fixes it:
 
 1. "Wagtail: malformed StreamField form data" (below).
@@ -22,6 +22,9 @@ tests/test_home_upstream.py that fails once Wagtail fixes it:
    and an object's values are stored whatever their shape. Here it is a 400 unless the body is a
    JSON object of strings to strings, numbers, booleans or null, as Wagtail's sidebar sends.
 6. "Wagtail: a site lookup query on every request": see ``remembered_site_for_hostname``.
+7. "Wagtail: automatic redirects for pages that were never live, and to a page's own address":
+   see ``redirects_on_slug_change`` and ``install_redirect_receivers``.
+8. "Wagtail: redirects followed to a page that is not live": see ``RedirectMiddleware``.
 
 1. Malformed StreamField form data.
 
@@ -39,17 +42,23 @@ Django's ``BadRequest`` (a 400 response) instead. The page and its revisions are
 
 import json
 import re
+from urllib.parse import urlparse
 
 from django.core.exceptions import BadRequest, ValidationError
 from django.db import router
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponseBadRequest, HttpResponsePermanentRedirect, HttpResponseRedirect
 
 from wagtail.admin.views.dismissibles import DismissiblesView
 from wagtail.admin.views.generic.mixins import CreateEditViewOptionalFeaturesMixin
 from wagtail.admin.views.pages.edit import EditView
 from wagtail.admin.widgets.chooser import BaseChooser
 from wagtail.blocks import BlockWidget
+from wagtail.contrib.redirects import middleware as redirect_middleware
+from wagtail.contrib.redirects import signal_handlers as redirect_handlers
+from wagtail.contrib.redirects.models import Redirect
+from wagtail.coreutils import get_dummy_request
 from wagtail.models import Site, sites
+from wagtail.signals import page_slug_changed, post_page_move
 
 from home.caching import memo
 
@@ -163,6 +172,7 @@ def install():
     CreateEditViewOptionalFeaturesMixin.workflow_action_action = snippet_workflow_action
     DismissiblesView.patch = dismissibles_patch
     sites.get_site_for_hostname = remembered_site_for_hostname
+    install_redirect_receivers()
 
 
 # Wagtail's own lookup, kept before ``install`` replaces it (tests/test_home_upstream.py checks
@@ -224,3 +234,123 @@ class FiltersParsedOnce:
         if key not in parsed:
             parsed[key] = super().get_filters(*args, **kwargs)
         return parsed[key]
+
+
+# 7. Wagtail's own receivers of ``page_slug_changed`` and ``post_page_move``, kept before
+# ``install_redirect_receivers`` replaces them (tests/test_home_upstream.py checks that they still
+# make a redirect for a page that was never live, and leave one from a page's own address).
+WAGTAIL_REDIRECTS_ON_SLUG_CHANGE = redirect_handlers.autocreate_redirects_on_slug_change
+WAGTAIL_REDIRECTS_ON_PAGE_MOVE = redirect_handlers.autocreate_redirects_on_page_move
+
+
+def has_been_public(page) -> bool:
+    """Whether readers may have had an address of ``page`` or of a page below it: it is live,
+    or was published once (Wagtail keeps ``first_published_at`` after an unpublish or expiry),
+    or a page below it is live (Wagtail routes through a parent that is not live)."""
+    return page.live or page.first_published_at is not None or page.get_descendants().live().exists()
+
+
+def is_own_address(redirect: Redirect) -> bool:
+    """Whether ``redirect`` (to a page) leads from the address its page has now, on the
+    redirect's site (on any site for a redirect of every site): a loop when that page is not
+    live, and nothing at all while it is (the page answers first)."""
+    page = redirect.redirect_page
+    for site in [redirect.site] if redirect.site_id else Site.objects.all():
+        parts = page.get_url_parts(get_dummy_request(site=site))
+        if parts and parts[0] == site.pk and parts[2]:
+            own = parts[2].rstrip("/") + (redirect.redirect_page_route_path or "/")
+            if Redirect.normalise_path(own) == redirect.old_path:
+                return True
+    return False
+
+
+def drop_pointless_redirects(page) -> None:
+    """Delete the redirects to ``page`` and the pages below it that lead readers nowhere: the
+    automatically created ones to a page that has never been live (its old address was never
+    public), and every one from its target's own address (``is_own_address``)."""
+    to_pages = Redirect.objects.filter(redirect_page__path__startswith=page.path)
+    to_pages.filter(
+        automatically_created=True, redirect_page__live=False, redirect_page__first_published_at__isnull=True
+    ).delete()
+    loops = [redirect.pk for redirect in to_pages.select_related("redirect_page", "site") if is_own_address(redirect)]
+    if loops:
+        Redirect.objects.filter(pk__in=loops).delete()
+
+
+def redirects_on_slug_change(instance_before, instance, **kwargs) -> None:
+    """Wagtail's ``autocreate_redirects_on_slug_change`` for a page readers may have seen
+    (``has_been_public``), then ``drop_pointless_redirects``.
+
+    Upstream (Wagtail 8.0.1, ``wagtail/contrib/redirects/signal_handlers.py``): every slug change
+    makes a permanent redirect from the old address, whether or not the page was ever live, and
+    none is removed when the slug goes back to an old value. A draft renamed ``loop-a`` ->
+    ``loop-b`` -> ``loop-a`` left ``/blog/loop-a/`` -> page (a 301 to itself: "too many
+    redirects" instead of the 404) and ``/blog/loop-b/`` -> page (a 301 that tells anyone the
+    draft's slug). wagtail/wagtail#12582, fixed by #14507 (after 8.0: only live pages); loops
+    are not reported (#11659 asks for their detection).
+    """
+    if has_been_public(instance):
+        WAGTAIL_REDIRECTS_ON_SLUG_CHANGE(instance_before=instance_before, instance=instance, **kwargs)
+    drop_pointless_redirects(instance)
+
+
+def redirects_on_page_move(instance, **kwargs) -> None:
+    """Wagtail's ``autocreate_redirects_on_page_move`` for a page readers may have seen, then
+    ``drop_pointless_redirects`` (a page moved back where it was loses its redirect from there)."""
+    if has_been_public(instance):
+        WAGTAIL_REDIRECTS_ON_PAGE_MOVE(instance=instance, **kwargs)
+    drop_pointless_redirects(instance)
+
+
+def install_redirect_receivers() -> None:
+    """Put ``redirects_on_slug_change`` and ``redirects_on_page_move`` in the place of Wagtail's
+    receivers, whichever app is ready first.
+
+    Wagtail's redirects app connects its receivers in its ``ready()``, by the names of its
+    ``signal_handlers`` module at that moment; ``home`` comes before it in ``INSTALLED_APPS``, so
+    those names are pointed at ours here and Wagtail connects ours. Were the order reversed,
+    Wagtail's receivers are connected already: they are disconnected (Django's signal API) and
+    ours connected. A receiver is connected once however often this runs (Django keys receivers
+    by function), so it is idempotent.
+    """
+    for signal, name, wagtail_receiver, ours in (
+        (
+            page_slug_changed,
+            "autocreate_redirects_on_slug_change",
+            WAGTAIL_REDIRECTS_ON_SLUG_CHANGE,
+            redirects_on_slug_change,
+        ),
+        (post_page_move, "autocreate_redirects_on_page_move", WAGTAIL_REDIRECTS_ON_PAGE_MOVE, redirects_on_page_move),
+    ):
+        setattr(redirect_handlers, name, ours)
+        signal.disconnect(wagtail_receiver)
+        signal.connect(ours)
+
+
+class RedirectMiddleware(redirect_middleware.RedirectMiddleware):
+    """Wagtail's redirect middleware (``MIDDLEWARE`` names this class in its place), except that a
+    redirect to a page that is not live is not followed: the 404 stays a 404.
+
+    Upstream (Wagtail 8.0.1, ``wagtail/contrib/redirects/middleware.py``): a 404 whose path has a
+    redirect answers with the redirect to its page's URL whether or not that page is live: a
+    redirect from a page's own address loops while the page is a draft, scheduled, unpublished
+    or expired, and a redirect to a draft tells readers its URL (its slug, usually its title).
+    Such redirects made before ``redirects_on_slug_change`` (or by hand) stay harmless here, and
+    work again once their page is published. The lookup is Wagtail's (``get_redirect``, the path
+    with its query string, then without).
+    """
+
+    def process_response(self, request, response):
+        if response.status_code != 404:
+            return response
+        path = Redirect.normalise_path(request.get_full_path(), decode_unicode=False)
+        found = redirect_middleware.get_redirect(request, path)
+        path_without_query = urlparse(path).path
+        if found is None and path != path_without_query:
+            found = redirect_middleware.get_redirect(request, path_without_query)
+        if found is None or (found.redirect_page_id is not None and not found.redirect_page.live):
+            return response
+        link = found.link
+        if link is None:
+            return response
+        return HttpResponsePermanentRedirect(link) if found.is_permanent else HttpResponseRedirect(link)

@@ -58,6 +58,7 @@ from blog.footnotes import FOOTNOTE_LABEL, FOOTNOTES_PLACE
 from blog.mathml import INLINE_MATH, needs_dollar_escape
 from blog.models import SUMMARY_MAX_LENGTH, ArticlePage, Author, BlogIndexPage, TopicPage
 from home.page_forms import EARLIEST_SHOWABLE, LATEST_SHOWABLE
+from home.slugs import reserved_slug_problem
 
 # Limits on what one import reads: far above a long article (the demo's longest is 30 KB) and a
 # blog's images, small enough that a hostile upload cannot fill memory or disk. Our own figures;
@@ -991,6 +992,8 @@ def _import_one(source, report, parent, topic, user, update, dry_run, batch_slug
     if parsed.slug in seen_slugs:
         raise MarkdownImportError(f"slug '{parsed.slug}' is also the slug of {seen_slugs[parsed.slug]} in this import")
     seen_slugs[parsed.slug] = source.name
+    if problem := reserved_slug_problem(parsed.slug, parent):  # e.g. 'feed': the blog's /blog/feed/rss/
+        raise MarkdownImportError(problem)
     body = _validated_body(parsed.body, report)
     card_image = parsed.card_image if parsed.card_image is not DRY_RUN_IMAGE else None
     existing = ArticlePage.objects.child_of(parent).filter(slug=parsed.slug).first()

@@ -13,7 +13,7 @@ from wagtail.models import Page, PageViewRestriction
 
 from .caching import memo
 from .links import validate_link
-from .page_forms import SiteModelForm, SitePageForm
+from .page_forms import SiteCopyForm, SiteModelForm, SitePageForm
 from .public_pages import restricted_paths
 
 
@@ -82,10 +82,12 @@ class BasePage(Page):
     """Abstract base for every page type: the social sharing fields live here once.
 
     Its editor form removes control characters from every text field, refuses slugs that make no
-    URL and clears an expiry already carried out instead of refusing it (``home.page_forms``).
+    URL or that the parent page keeps for its own addresses (so does its copy form), and clears
+    an expiry already carried out instead of refusing it (``home.page_forms``).
     """
 
     base_form_class = SitePageForm
+    copy_form_class = SiteCopyForm  # refuses a slug the new parent keeps for its own addresses
 
     social_image = models.ForeignKey(
         SiteImage,

@@ -1,11 +1,12 @@
 """The editor's forms for every page type, snippet and site setting of the site.
 
 ``SitePageForm`` (``BasePage.base_form_class``) removes control characters from text
-(``home.text_cleaning``), refuses a page slug that makes no URL (``home.slugs``) and a time
-some time zone cannot show (``EARLIEST_SHOWABLE``, ``LATEST_SHOWABLE``), clears a carried-out
-expiry instead of refusing it, and judges "changed" as the revisions compare view
-does (see ``SitePageForm.has_changed``); ``SiteModelForm`` (snippets, site settings) removes
-control characters.
+(``home.text_cleaning``), refuses a page slug that makes no URL or that its parent page keeps
+for its own addresses (``home.slugs``) and a time some time zone cannot show
+(``EARLIEST_SHOWABLE``, ``LATEST_SHOWABLE``), clears a carried-out expiry instead of refusing
+it, and judges "changed" as the revisions compare view does (see ``SitePageForm.has_changed``);
+``SiteModelForm`` (snippets, site settings) removes control characters; ``SiteCopyForm``
+(``BasePage.copy_form_class``) refuses a copy's slug that its new parent keeps.
 
 After expiry: Wagtail's form refuses any expiry time in the past ("Expiry date/time must be in
 the future."), including the one that has already been carried out and that the editor of an
@@ -23,11 +24,12 @@ from django import forms
 from django.utils import timezone
 
 from wagtail.admin.forms import WagtailAdminModelForm, WagtailAdminPageForm
+from wagtail.admin.forms.pages import CopyForm
 from wagtail.admin.widgets import AdminAutoHeightTextInput
 from wagtail.fields import RichTextField, StreamField
 from wagtail.models import Page
 
-from .slugs import slug_for, slug_problem
+from .slugs import reserved_slug_problem, slug_for, slug_problem
 from .text_cleaning import CleanTextFormMixin
 
 LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
@@ -44,8 +46,9 @@ UNSHOWABLE_TIME = (
 
 
 class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
-    """The page editor's form: clean text, a slug with a letter or digit (a blank slug is judged
-    by the one Wagtail will make from the title), and a carried-out expiry cleared (see module)."""
+    """The page editor's form: clean text, a slug with a letter or digit that the parent page
+    does not keep for its own addresses (a blank slug is judged by the one Wagtail will make from
+    the title), and a carried-out expiry cleared (see module)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -76,7 +79,7 @@ class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
                 self.add_error(name, UNSHOWABLE_TIME)
         if "slug" in self.fields and "slug" not in self.errors:
             slug = cleaned_data.get("slug") or slug_for(cleaned_data.get("title", ""))
-            problem = slug_problem(slug)
+            problem = slug_problem(slug) or reserved_slug_problem(slug, self.parent_page)
             if problem:
                 self.add_error("slug", problem)
         return cleaned_data
@@ -113,3 +116,18 @@ class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
 
 class SiteModelForm(CleanTextFormMixin, WagtailAdminModelForm):
     """The editor's form for snippets and site settings (their ``base_form_class``)."""
+
+
+class SiteCopyForm(CopyForm):
+    """Wagtail's copy form (``BasePage.copy_form_class``), refusing a new slug that the new parent
+    page keeps for its own addresses (``home.slugs.reserved_slug_problem``), as the page editor
+    does."""
+
+    def clean(self):
+        cleaned_data = super().clean()
+        slug = cleaned_data.get("new_slug")
+        parent = cleaned_data.get("new_parent_page") or self.page.get_parent()
+        problem = reserved_slug_problem(slug, parent) if slug else None
+        if problem:
+            self.add_error("new_slug", problem)
+        return cleaned_data

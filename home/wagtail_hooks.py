@@ -1,16 +1,20 @@
 """Wagtail hooks of the home app: the ``exact-WxH`` image operation, the copy page view's
-check of its ``new_parent_page`` (every page type), rich text page links that lead readers only
-to pages they can open, the "Unavailable links" report, autosaves collapsed in History, and
-reader pages that answer only the methods that read them."""
+check of its ``new_parent_page`` (every page type), moves refused where the page's slug is one
+the new parent keeps for its own addresses, rich text page links that lead readers only to pages
+they can open, the "Unavailable links" report, autosaves collapsed in History, and reader pages
+that answer only the methods that read them."""
 
 from django.db import connection
 from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
+from django.shortcuts import redirect
 
 from wagtail import hooks
+from wagtail.admin import messages
 from wagtail.images.image_operations import FilterOperation
 from wagtail.models import Page
 
 from . import autosave_history
+from .slugs import reserved_slug_problem
 
 
 class ExactSizeOperation(FilterOperation):
@@ -133,6 +137,37 @@ def refuse_copy_without_a_parent(request, page):
     if not (low <= parent_id <= high and Page.objects.filter(pk=parent_id).exists()):
         return HttpResponseBadRequest("Choose the new parent page: no page has that id.")
     return None
+
+
+@hooks.register("before_move_page")
+def refuse_move_onto_a_reserved_slug(request, page, destination):
+    """Back to the move chooser, with the clash named, when ``page``'s slug is one ``destination``
+    keeps for its own addresses (``home.slugs.reserved_slug_problem``), as Wagtail does for a
+    slug already in use there. Run by the move confirmation view before it shows or moves
+    anything; None lets the move go on."""
+    problem = reserved_slug_problem(page.slug, destination)
+    if problem is None:
+        return None
+    messages.error(request, f"“{page.get_admin_display_title()}” cannot be moved there. {problem}")
+    return redirect("wagtailadmin_pages:move", page.pk)
+
+
+@hooks.register("before_bulk_action")
+def refuse_bulk_move_onto_reserved_slugs(request, action_type, objects, action):
+    """The bulk move's refusal of ``refuse_move_onto_a_reserved_slug``: nothing is moved if the
+    slug of any selected page is one the destination keeps for its own addresses."""
+    if action_type != "move" or not issubclass(action.model, Page):
+        return None
+    destination = action.cleaned_form.cleaned_data.get("chooser")
+    problems = [
+        f"“{page.get_admin_display_title()}”: {problem}"
+        for page in objects
+        if (problem := reserved_slug_problem(page.slug, destination)) is not None
+    ]
+    if not problems:
+        return None
+    messages.error(request, "No page was moved. " + " ".join(problems))
+    return redirect(action.next_url)
 
 
 # Autosaves by one person a few minutes apart share a revision (home/autosave_history.py).

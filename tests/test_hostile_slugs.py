@@ -6,26 +6,34 @@ author is saved with an empty or punctuation-only slug, and siblings stay unique
 Renaming: a page that was never live leaves no redirect behind (its old addresses were never
 public), a redirect never leads from a page's own address (no loop once it is not live), and a
 redirect to a page that is not live is not followed; a live article renamed still redirects
-(``home/upstream/wagtail.py``).
+(``home/upstream/wagtail.py``). Reserved slugs: no editor form, copy, move or import gives a page
+a slug that its parent keeps for its own addresses (the blog index's ``feed/...`` and
+``authors/...``, the site's ``/admin/``, ``/search/``...; ``home.slugs.reserved_slug_problem``).
 """
 
+import io
 import re
+import shutil
 from datetime import timedelta
+from pathlib import Path
 from urllib.parse import quote
 
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from wagtail.contrib.redirects.models import Redirect
-from wagtail.test.utils.form_data import nested_form_data
+from wagtail.models import Page
+from wagtail.test.utils.form_data import inline_formset, nested_form_data
 
 import pytest
 
-from blog.models import ArticlePage, Author, TopicPage
+from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
+from home.slugs import page_route_slugs, site_url_slugs, slug_problem
 
 from .admin_forms import article_form_data
-from .factories import ArticlePageFactory, AuthorFactory, TopicPageFactory
+from .factories import ArticlePageFactory, AuthorFactory, BlogIndexPageFactory, HomePageFactory, TopicPageFactory
 from .sitemaps import sitemap_text
 
 pytestmark = pytest.mark.django_db
@@ -239,3 +247,174 @@ def test_redirects_made_before_the_fix_are_not_followed_to_a_page_that_is_not_li
     assert reader_get("/blog/earlier-name/")["Location"] == "/blog/still-secret/"
     ArticlePage.objects.get(pk=draft.pk).unpublish()
     assert reader_get("/blog/earlier-name/").status_code == 404
+
+
+# Slugs a parent keeps for its own addresses ---------------------------------------------------
+
+BLOG_INDEX_SLUGS = sorted(page_route_slugs(BlogIndexPage))
+SITE_SLUGS = sorted(slug for slug in site_url_slugs() if slug_problem(slug) is None)  # a slug at all
+
+
+def test_the_reserved_slugs_are_read_from_the_routes():
+    """Derived, not listed: the parametrised tests below would otherwise pass on an empty list."""
+    assert {"feed", "authors"} <= set(BLOG_INDEX_SLUGS)
+    assert page_route_slugs(BlogIndexPage)["feed"] == ["feed/rss/", "feed/atom/"]
+    assert page_route_slugs(BlogIndexPage)["authors"] == ["authors/<slug>/"]
+    assert set(page_route_slugs(TopicPage)) == {"feed"}
+    assert page_route_slugs(ArticlePage) == {}
+    assert {"admin", "search", "documents", "api", "review", "_util"} <= set(SITE_SLUGS)
+
+
+@pytest.mark.parametrize("slug", BLOG_INDEX_SLUGS)
+def test_an_article_cannot_take_a_slug_of_the_blog_index_routes(client, demo, editor, slug):
+    client.force_login(editor)
+    url = reverse("wagtailadmin_pages:add", args=("blog", "articlepage", demo.blog.pk))
+    response = client.post(url, article_form_data(slug))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f"The slug &#x27;{slug}&#x27; is taken: the site already serves /blog/{slug}/" in html
+    assert not ArticlePage.objects.filter(slug=slug).exists()
+    # Nor from the title alone, nor by renaming an article, nor for a topic.
+    response = client.post(url, article_form_data("", title=slug.title()))
+    assert response.status_code == 200 and not ArticlePage.objects.filter(slug=slug).exists()
+    article = demo.articles[0]
+    edit = client.post(reverse("wagtailadmin_pages:edit", args=(article.pk,)), article_form_data(slug))
+    assert edit.status_code == 200 and "is taken: the site already serves" in edit.content.decode()
+    assert ArticlePage.objects.get(pk=article.pk).slug == article.slug
+    assert topic_post(client, demo, "A topic", slug).status_code == 200
+    assert not TopicPage.objects.filter(slug=slug).exists()
+
+
+def test_a_slug_that_only_begins_like_a_route_is_fine(client, demo, editor):
+    client.force_login(editor)
+    for slug in ("feeds", "feed-2", "authors-notes"):
+        response = client.post(
+            reverse("wagtailadmin_pages:add", args=("blog", "articlepage", demo.blog.pk)), article_form_data(slug)
+        )
+        assert response.status_code == 302, slug
+
+
+def blog_index_form_data(blog, slug: str) -> dict:
+    return nested_form_data(
+        {
+            "title": blog.title,
+            "slug": slug,
+            "hero_heading_lead": blog.hero_heading_lead,
+            "hero_heading_emphasis": blog.hero_heading_emphasis,
+            "hero_intro": blog.hero_intro,
+            "featured_article": "",
+            "listing_heading": blog.listing_heading,
+            "listing_intro": blog.listing_intro,
+            "seo_title": "",
+            "search_description": "",
+            "social_image": "",
+            "go_live_at": "",
+            "expire_at": "",
+            "comments": inline_formset([]),
+        }
+    )
+
+
+@pytest.mark.parametrize("slug", SITE_SLUGS)
+def test_the_blog_index_cannot_take_a_slug_of_the_site_urls(admin_client, demo, slug):
+    response = admin_client.post(
+        reverse("wagtailadmin_pages:edit", args=(demo.blog.pk,)), blog_index_form_data(demo.blog, slug)
+    )
+    assert response.status_code == 200
+    assert f"The slug &#x27;{slug}&#x27; is taken: the site already serves /{slug}" in response.content.decode()
+    assert BlogIndexPage.objects.get(pk=demo.blog.pk).slug == "blog"
+
+
+def test_the_blog_index_form_still_saves(admin_client, demo):
+    response = admin_client.post(
+        reverse("wagtailadmin_pages:edit", args=(demo.blog.pk,)), blog_index_form_data(demo.blog, "blog")
+    )
+    assert response.status_code == 302
+
+
+@pytest.mark.parametrize("slug", BLOG_INDEX_SLUGS)
+def test_a_copy_into_the_blog_index_cannot_take_a_reserved_slug(admin_client, demo, slug):
+    article = demo.articles[0]
+    data = {"new_title": "A copy", "new_slug": slug, "new_parent_page": demo.blog.pk}
+    response = admin_client.post(f"/admin/pages/{article.pk}/copy/", data)
+    assert response.status_code == 200
+    assert f"The slug &#x27;{slug}&#x27; is taken" in response.content.decode()
+    assert not Page.objects.filter(slug=slug).exists()
+
+
+@pytest.fixture
+def other_blog(demo):
+    """A second blog, outside any site, with an article for each reserved slug of a blog index
+    (made in code, as an older version or a script could have)."""
+    home = HomePageFactory(parent=Page.get_first_root_node(), title="Other home", slug="other-home")
+    blog = BlogIndexPageFactory(parent=home, title="Other blog")
+    for slug in BLOG_INDEX_SLUGS:
+        ArticlePageFactory(parent=blog, title=f"About {slug}", slug=slug)
+    return blog
+
+
+@pytest.mark.parametrize("slug", BLOG_INDEX_SLUGS)
+def test_a_page_cannot_be_moved_into_the_blog_index_with_a_reserved_slug(admin_client, demo, other_blog, slug):
+    article = ArticlePage.objects.child_of(other_blog).get(slug=slug)
+    url = reverse("wagtailadmin_pages:move_confirm", args=(article.pk, demo.blog.pk))
+    for method in (admin_client.get, admin_client.post):
+        response = method(url, follow=True)
+        assert response.status_code == 200
+        assert f"“About {slug}” cannot be moved there. The slug &#x27;{slug}&#x27; is taken" in (
+            response.content.decode()
+        )
+    assert ArticlePage.objects.get(pk=article.pk).get_parent().pk == other_blog.pk
+
+
+def test_a_bulk_move_into_the_blog_index_with_a_reserved_slug_moves_nothing(admin_client, demo, other_blog):
+    articles = list(ArticlePage.objects.child_of(other_blog))
+    fine = ArticlePageFactory(parent=other_blog, title="Fine", slug="a-fine-slug")
+    listing = reverse("wagtailadmin_explore", args=(other_blog.pk,))
+    query = "&".join(f"id={page.pk}" for page in [*articles, fine]) + f"&next={listing}"
+    url = reverse("wagtail_bulk_action", args=("wagtailcore", "page", "move")) + "?" + query
+    response = admin_client.post(url, {"chooser": demo.blog.pk}, follow=True)
+    assert response.redirect_chain[-1][0] == listing
+    html = response.content.decode()
+    assert "No page was moved." in html
+    for slug in BLOG_INDEX_SLUGS:
+        assert f"“About {slug}”: The slug &#x27;{slug}&#x27; is taken" in html
+    assert all(page.get_parent().pk == other_blog.pk for page in ArticlePage.objects.child_of(other_blog))
+    assert ArticlePage.objects.child_of(other_blog).count() == len(articles) + 1
+
+
+def test_a_move_with_a_free_slug_still_moves(admin_client, demo, other_blog):
+    article = ArticlePageFactory(parent=other_blog, title="Fine", slug="a-fine-slug")
+    response = admin_client.post(reverse("wagtailadmin_pages:move_confirm", args=(article.pk, demo.blog.pk)))
+    assert response.status_code == 302
+    assert ArticlePage.objects.get(pk=article.pk).get_parent().pk == demo.blog.pk
+
+
+def run_import(*args) -> tuple[str, str]:
+    out = io.StringIO()
+    with pytest.raises(CommandError) as error:
+        call_command("import_articles", *[str(arg) for arg in args], stdout=out)
+    return out.getvalue(), str(error.value)
+
+
+@pytest.mark.parametrize("slug", BLOG_INDEX_SLUGS)
+def test_a_markdown_import_cannot_take_a_reserved_slug(demo, tmp_path, slug):
+    for name, front_matter in (("post.md", f"title: About {slug}\nslug: {slug}"), ("titled.md", f"title: {slug}")):
+        (tmp_path / name).write_text(f"---\n{front_matter}\n---\n\nText.\n")  # titled.md: slug from the title
+        output, error = run_import(tmp_path / name)
+        assert f"{name}: failed '{slug}'" in output
+        assert f"The slug '{slug}' is taken: the site already serves /blog/{slug}/" in output
+        assert "1 file(s) could not be imported" in error
+    assert not ArticlePage.objects.filter(slug=slug).exists()
+
+
+def test_a_wordpress_import_cannot_take_a_reserved_slug(demo, tmp_path):
+    wordpress = Path(__file__).parent / "fixtures" / "imports" / "wordpress"
+    shutil.copytree(wordpress, tmp_path / "wordpress")
+    export = tmp_path / "wordpress" / "export.xml"
+    text = export.read_text()
+    assert "<![CDATA[finding-the-ridge-point]]>" in text
+    export.write_text(text.replace("<![CDATA[finding-the-ridge-point]]>", "<![CDATA[authors]]>"))
+    output, error = run_import(export)
+    assert "export.xml post 10: failed 'authors'" in output
+    assert "The slug 'authors' is taken: the site already serves /blog/authors/<slug>/" in output
+    assert not ArticlePage.objects.filter(slug="authors").exists()

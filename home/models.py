@@ -12,16 +12,16 @@ from wagtail.images.models import AbstractImage, AbstractRendition, Image
 from wagtail.models import Page, PageViewRestriction
 
 from .caching import memo
-from .links import validate_link
+from .links import points_at_cms_admin, validate_link
 from .page_forms import SiteCopyForm, SiteModelForm, SitePageForm
 from .public_pages import restricted_paths
 
 
 def validate_not_cms_admin(value: str) -> None:
-    """Refuse a link into the CMS admin (``settings.ADMIN_URL_PREFIX``, e.g. ``/admin/``): the
-    header's Login is for the product's customers, and readers have no business in the admin."""
-    prefix = settings.ADMIN_URL_PREFIX.rstrip("/")
-    if value == prefix or value.startswith(prefix + "/"):
+    """Refuse a link into this site's CMS admin (``home.links.points_at_cms_admin``: a site path or
+    a full URL on any of this site's hosts, in any spelling that leads there): the header's Login
+    is for the product's customers, and readers have no business in the admin."""
+    if points_at_cms_admin(value):
         raise ValidationError(
             "Enter the product's login address (e.g. https://app.example.com/login), not the CMS admin."
         )

@@ -6,7 +6,7 @@ Django renders ``400.html``, ``403.html`` and ``403_csrf.html`` by name when a p
 """
 
 from django.core.exceptions import PermissionDenied
-from django.test import Client
+from django.test import Client, override_settings
 from django.views.defaults import permission_denied
 
 import pytest
@@ -50,3 +50,104 @@ def test_a_form_without_its_csrf_token_gets_the_sites_page(path, with_cookie):
     response = client.post(path, {"username": "x", "password": "y", "csrfmiddlewaretoken": "a" * 64})
     assert_site_error_page(response, 403, "That form could not be sent.")
     assert "Allow cookies for this site" in response.content.decode()
+
+
+# The site's 404 page under make run (DEBUG on) for paths no URL pattern matches --------------
+
+# Each matches no URL pattern (Wagtail's catch-all takes only [-\w] segments, each ending in
+# "/"), and none becomes a route with a slash added (CommonMiddleware's APPEND_SLASH).
+UNROUTED_PATHS = [
+    "/robots.txt/",
+    "/sitemap.xml/",
+    "/sitemap-blog-articlepage.xml/",
+    "/favicon.ico/",
+    "/theme.css/",
+    "/blog//gpu-costs/",
+    "/blog/gpu-costs//",
+    "/blog///",
+    "/blog/%00/",
+    "/blog/%E2%80%AE/",
+    "/;/",
+    "/blog/;x/",
+    "/static/../x",
+    "/static/css/../../x",
+    "/.env",
+    "/wp-login.php",
+    "/index.html",
+    "/blog/gpu-costs/index.php",
+    "/blog/gpu costs/",
+    "/blog/~editor/",
+    "/blog/a.b/",
+    "/blog/gpu-costs/feed/rss/x.xml",
+    "/%2e%2e/%2e%2e/etc/passwd",
+]
+
+
+def dev_middleware() -> list[str]:
+    from config.settings import dev
+
+    return dev.MIDDLEWARE
+
+
+def assert_site_404(response, path: str):
+    html = response.content.decode()
+    assert response.status_code == 404, path
+    assert "Page not found." in html, path
+    assert "URLconf" not in html and "Django tried these URL patterns" not in html, path
+    assert "/static/css/site.css" in html, path
+
+
+@pytest.mark.parametrize("path", UNROUTED_PATHS)
+def test_under_make_run_a_path_no_route_matches_gets_the_sites_404(demo, path):
+    with override_settings(DEBUG=True, MIDDLEWARE=dev_middleware()):
+        response = Client().get(path)
+    assert_site_404(response, path)
+    # As in production, the page passed through the other middleware (django-csp leaves 404s
+    # alone under DEBUG, so the headers here are the frame and permissions policies).
+    assert response["X-Frame-Options"] == "DENY" and "Permissions-Policy" in response, path
+
+
+@pytest.mark.parametrize("method", ["post", "put", "options", "delete"])
+def test_under_make_run_any_method_to_an_unrouted_path_gets_the_sites_404(demo, method):
+    with override_settings(DEBUG=True, MIDDLEWARE=dev_middleware()):
+        for path in ("/robots.txt/", "/blog//gpu-costs/", "/;/"):
+            response = getattr(Client(), method)(path)
+            assert response.status_code == 404, (method, path)
+            assert b"URLconf" not in response.content, (method, path)
+
+
+def test_under_make_run_an_unrouted_path_still_redirects_when_a_slash_makes_it_a_route(demo):
+    """CommonMiddleware's APPEND_SLASH sees the 404 and redirects, as in production."""
+    with override_settings(DEBUG=True, MIDDLEWARE=dev_middleware()):
+        response = Client().get("/blog/gpu-costs")
+    assert response.status_code == 301 and response["Location"] == "/blog/gpu-costs/"
+
+
+def test_production_answers_unrouted_paths_as_before(demo):
+    """DEBUG off: Django's own handler404 page, with or without the dev middleware (which then
+    leaves the response alone)."""
+    from django.conf import settings
+
+    for middleware in (settings.MIDDLEWARE, dev_middleware()):
+        with override_settings(DEBUG=False, MIDDLEWARE=middleware):
+            for path in UNROUTED_PATHS:
+                assert_site_404(Client().get(path), path)
+
+
+def test_debug_error_pages_brings_djangos_technical_404_back(demo, monkeypatch):
+    """``DEBUG_ERROR_PAGES=true`` leaves the middleware out (config/settings/dev.py), and Django
+    shows its technical 404 with the URL patterns."""
+    import importlib
+
+    from config.settings import dev
+
+    monkeypatch.setenv("DEBUG_ERROR_PAGES", "true")
+    try:
+        without = importlib.reload(dev).MIDDLEWARE
+    finally:
+        monkeypatch.delenv("DEBUG_ERROR_PAGES")
+        importlib.reload(dev)
+    assert "home.dev_error_pages.SiteErrorPagesMiddleware" not in without
+    with override_settings(DEBUG=True, MIDDLEWARE=without):
+        response = Client().get("/robots.txt/")
+    assert response.status_code == 404 and "Django tried these URL patterns" in response.content.decode()

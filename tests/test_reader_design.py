@@ -194,8 +194,11 @@ def dev_middleware() -> list[str]:
     return dev.MIDDLEWARE
 
 
-def test_dev_settings_use_the_site_error_pages():
-    assert dev_middleware()[0] == "home.dev_error_pages.SiteErrorPagesMiddleware"
+def test_dev_settings_use_the_site_error_pages_innermost_but_for_axes():
+    """Innermost, so that it sees the URL resolver's 404 before any other middleware answers,
+    and its pages pass through the others as the handlers' do in production; django-axes stays
+    last, as it requires (home/dev_error_pages.py)."""
+    assert dev_middleware()[-2:] == ["home.dev_error_pages.SiteErrorPagesMiddleware", "axes.middleware.AxesMiddleware"]
 
 
 def test_under_debug_a_missing_page_shows_the_sites_own_404(client, demo, caplog):

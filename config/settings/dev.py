@@ -11,6 +11,8 @@ EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 WAGTAIL_CACHE = False
 
 # The site's own 404 and 500 pages (tracebacks go to the console); DEBUG_ERROR_PAGES=true shows
-# Django's technical pages instead (home/dev_error_pages.py).
+# Django's technical pages instead (home/dev_error_pages.py). Innermost but for django-axes, which
+# must be last: the pages it gives pass through every other middleware, as in production.
 if not env_bool("DEBUG_ERROR_PAGES", False):
-    MIDDLEWARE = ["home.dev_error_pages.SiteErrorPagesMiddleware", *MIDDLEWARE]  # noqa: F405
+    _AXES = MIDDLEWARE.index("axes.middleware.AxesMiddleware")  # noqa: F405
+    MIDDLEWARE = [*MIDDLEWARE[:_AXES], "home.dev_error_pages.SiteErrorPagesMiddleware", *MIDDLEWARE[_AXES:]]  # noqa: F405

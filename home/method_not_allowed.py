@@ -9,12 +9,24 @@ status and ``Allow`` header, and no body, so a browser shows a blank page. Djang
 ``handler405`` to render one, so this middleware (listed above WhiteNoise) gives every empty
 405 the site's error page (``405.html``, which names the method and what the address takes) on
 its way out. A 405 that already has a body (the API's JSON) is left as it is.
+
+A writing method without a valid CSRF token is refused by Django's CSRF check before the view
+runs, with the "allow cookies" page (``403_csrf.html``), though no form was involved when the
+address would refuse the method anyway. ``csrf_failure`` (``CSRF_FAILURE_VIEW``) answers those
+as the address does with a token: a page Wagtail serves (with its routes: feeds, author pages)
+with the 405 its ``before_serve_page`` checks give (``only_reading_methods``, then the page
+type's ``allowed_http_methods``), or the 404 when no page is there; a class-based view that uses
+Django's own ``dispatch`` with its ``http_method_not_allowed``. Everything else, every real form
+(sign-in, ``/theme/``, the admin's forms, reviewer links), still gets the cookies page.
 """
 
 import re
 
 from django.http import HttpResponse
 from django.template.loader import render_to_string
+from django.urls import get_resolver, get_urlconf
+from django.views import csrf
+from django.views.generic import View
 
 # The page shows at most this many characters of the method, and "…" after a longer one.
 SHOWN_METHOD_LENGTH = 20
@@ -69,3 +81,61 @@ def _has_no_body(response) -> bool:
     if response.streaming:
         return "Content-Type" not in response
     return not response.content and response.get("Content-Type", "text/html").startswith("text/html")
+
+
+def csrf_failure(request, reason=""):
+    """``CSRF_FAILURE_VIEW``: the address's own refusal of the method when it would refuse it with
+    a token too (``refusal_whatever_the_token``), else Django's view with ``403_csrf.html``."""
+    refusal = refusal_whatever_the_token(request)
+    if refusal is not None:
+        return refusal
+    return csrf.csrf_failure(request, reason=reason)
+
+
+def refusal_whatever_the_token(request):
+    """What the address ``request`` resolved to answers its method whether or not the CSRF token
+    is valid, without running the view (see the module docstring); None when that is not known,
+    or when the view would take the method."""
+    match = request.resolver_match
+    if match is None:
+        return None
+    from wagtail.models import Page
+    from wagtail.views import serve
+
+    if match.func is serve:
+        path = match.args[0] if match.args else match.kwargs.get("path", "")
+        route = Page.route_for_request(request, path)  # Wagtail's routing, as serve does it
+        if route is None:
+            from django.http import Http404
+
+            exception = Http404("No page at this address")
+            return get_resolver(get_urlconf()).resolve_error_handler(404)(request, exception)
+        return page_refusal(request, *route)
+    return class_based_view_refusal(request, match)
+
+
+def page_refusal(request, page, args, kwargs):
+    """The 405 the page's ``before_serve_page`` checks give ``request`` (ours, then Wagtail's for
+    the page type's ``allowed_http_methods``), or None when the page takes the method."""
+    from .wagtail_hooks import only_reading_methods
+
+    refusal = only_reading_methods(page, request, args, kwargs)
+    if refusal is None:
+        refusal = page.check_request_method(request, *args, **kwargs)
+    return refusal if refusal is not None and refusal.status_code == 405 else None
+
+
+def class_based_view_refusal(request, match):
+    """The 405 a class-based view gives a method it has no handler for, when it dispatches with
+    Django's own ``View.dispatch`` (a view that overrides it may take a method another way, as
+    Wagtail's form submissions' delete view takes POST); None otherwise."""
+    view_class = getattr(match.func, "view_class", None)
+    if view_class is None or view_class.dispatch is not View.dispatch or view_class.view_is_async:
+        return None
+    view = view_class(**getattr(match.func, "view_initkwargs", {}))
+    if hasattr(view, "get") and not hasattr(view, "head"):
+        view.head = view.get  # as View.setup does
+    method = request.method.lower()
+    if method in view.http_method_names and hasattr(view, method):
+        return None
+    return view.http_method_not_allowed(request, *match.args, **match.kwargs)

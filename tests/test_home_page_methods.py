@@ -175,3 +175,91 @@ def test_a_read_only_view_refuses_a_writing_method_with_405_even_with_csrf_check
         response = getattr(strict, method)(path)
         assert response.status_code == 405, (method, path)
         assert_is_the_405_page(response, method.upper(), response["Allow"])
+
+
+# Pages and their routes refuse a writing method with the 405 page whether or not the request
+# carries a CSRF token: the CSRF failure view answers as the page would (home/method_not_allowed.py,
+# ``csrf_failure``), not with the "allow cookies" page, which is for forms.
+CSRF_CHECKED_METHODS = ["POST", "PUT", "DELETE", "PATCH", "PROPFIND", "FOO", "M-SEARCH", "mkcol"]
+
+
+def page_addresses(demo) -> list[str]:
+    """Every kind of address Wagtail serves: the home page, the blog index, topics, articles,
+    and the routes of ``RoutablePageMixin`` pages (the blog's and each topic's RSS and Atom
+    feeds, author pages, and an unknown author, which the route takes and the view 404s)."""
+    from blog.models import Author
+
+    topics = list(demo.topics.values())[:3]
+    return [
+        "/",
+        "/blog/",
+        *(topic.url for topic in topics),
+        *(article.url for article in list(demo.articles)[:3]),
+        "/blog/feed/rss/",
+        "/blog/feed/atom/",
+        *(topic.url + "feed/rss/" for topic in topics),
+        *(topic.url + "feed/atom/" for topic in topics),
+        *(f"/blog/authors/{slug}/" for slug in Author.objects.values_list("slug", flat=True)[:3]),
+        "/blog/authors/no-such-author/",
+    ]
+
+
+def client_with_token():
+    """A browser-like client (CSRF checks on) and the token its cookie holds."""
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.get("/admin/login/")
+    return client, client.cookies["csrftoken"].value
+
+
+@pytest.mark.parametrize("method", CSRF_CHECKED_METHODS)
+def test_a_page_refuses_a_writing_method_with_the_405_page_token_or_not(demo, method):
+    client, token = client_with_token()
+    for path in page_addresses(demo):
+        if method == "POST":  # once: each is a real page, so the 405 is the method's
+            assert client.get(path).status_code == 200 or path.endswith("/no-such-author/"), path
+        for headers in ({}, {"HTTP_X_CSRFTOKEN": token}):
+            response = client.generic(method, path, **headers)
+            assert response.status_code == 405, (method, path, headers)
+            assert_is_the_405_page(response, method.upper(), "GET, HEAD, OPTIONS")
+            assert b"Allow cookies" not in response.content, path
+
+
+def test_no_page_at_the_address_is_a_404_token_or_not(demo, hidden_articles):
+    """A path Wagtail routes to no page (a missing slug, a draft, a scheduled page, an unknown
+    feed route) is the 404 page for a writing method too."""
+    client, token = client_with_token()
+    draft, _private, _expired, future = hidden_articles.hidden
+    for path in ("/blog/no-such-page/", "/blog/feed/nope/", f"/blog/{draft.slug}/", f"/blog/{future.slug}/"):
+        for method in ("POST", "DELETE", "PROPFIND"):
+            for headers in ({}, {"HTTP_X_CSRFTOKEN": token}):
+                response = client.generic(method, path, **headers)
+                assert response.status_code == 404, (method, path, headers)
+                assert "Page not found." in response.content.decode(), (method, path)
+
+
+def test_a_private_page_refuses_a_writing_method_as_it_does_with_a_token(demo, hidden_articles):
+    client, token = client_with_token()
+    private = hidden_articles.hidden[1]
+    for headers in ({}, {"HTTP_X_CSRFTOKEN": token}):
+        assert_is_the_405_page(client.post(private.url, **headers), "POST", "GET, HEAD, OPTIONS")
+
+
+@pytest.mark.parametrize("signed_in", [False, True], ids=["anonymous", "editor"])
+def test_an_admin_view_that_only_reads_refuses_a_writing_method_with_the_405_page(demo, editor, signed_in):
+    """A class-based view that dispatches with Django's own ``View.dispatch`` and has no handler
+    for the method; the page offers the way back to the admin."""
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    if signed_in:
+        client.force_login(editor)
+    for path in ("/admin/", "/admin/calendar/"):
+        for method in ("POST", "DELETE"):
+            response = client.generic(method, path)
+            assert response.status_code == 405, (method, path)
+            assert_is_the_405_page(response, method, response["Allow"])
+            assert "POST" not in response["Allow"] and "GET" in response["Allow"], path
+            actions = BeautifulSoup(response.content, "html.parser").select(".error-page__actions a")
+            assert [link["href"] for link in actions] == ["/admin/"]

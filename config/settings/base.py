@@ -121,6 +121,10 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
+# A writing method without a CSRF token gets the address's own 405 (or 404) when it would refuse
+# the method with one too, else the "allow cookies" page 403_csrf.html (home/method_not_allowed.py).
+CSRF_FAILURE_VIEW = "home.method_not_allowed.csrf_failure"
+
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 

@@ -1,10 +1,13 @@
 // Character counters for admin text fields with a maxlength: "42 / 100 characters" under the field.
 // Counters appear for fields present at load and for fields added later (StreamField blocks)
-// the first time they are focused.
+// the first time they are focused. Fields marked data-no-character-count (the listings' search
+// boxes, whose maxlength only stops pasted text) get none.
 (function () {
   "use strict";
 
-  var SELECTOR = "input[maxlength]:not([type=hidden]):not([type=number]), textarea[maxlength]";
+  var SELECTOR =
+    "input[maxlength]:not([type=hidden]):not([type=number]):not([data-no-character-count]), " +
+    "textarea[maxlength]:not([data-no-character-count])";
 
   function counterFor(field) {
     var id = field.id ? field.id + "-character-count" : null;

@@ -1,10 +1,13 @@
 """What the editorial calendar changes: a new article's go-live from a day, and moving a schedule.
 
 - ``?go_live_at=YYYY-MM-DD`` on Wagtail's own add-page view pre-fills the new article's go-live
-  time (09:00 in the site's time zone that day). Wagtail's create view offers no initial values
-  from the query string, so ``before_create_page`` (which sees the request) parses the day and
-  Wagtail's documented ``init_new_page`` signal (which sees the new page, not the request) sets
-  it; a context variable carries the value between the two, set and consumed in one request.
+  time (09:00 that day in the editor's time zone, Wagtail's admin zone) when the editor's form
+  will accept it: still ahead, and a time every zone can show (``home.page_forms.is_showable``);
+  otherwise the field stays empty and a warning says why (``go_live_for_day``). Wagtail's create
+  view offers no initial values from the query string, so ``before_create_page`` (which sees the
+  request) parses the day and Wagtail's documented ``init_new_page`` signal (which sees the new
+  page, not the request) sets it; a context variable carries the value between the two, set and
+  consumed in one request.
 - ``move_schedule`` moves an article's approved, scheduled revision to another day: it saves a
   new revision with the new go-live time and publishes it through Wagtail's
   ``Revision.publish`` (``PublishRevisionAction``: the publish permission check, scheduling,
@@ -24,8 +27,9 @@ from django.utils import timezone
 from wagtail.locks import ScheduledForPublishLock
 from wagtail.signals import init_new_page
 
-from home.page_forms import LATEST_SHOWABLE
+from home.page_forms import LATEST_SHOWABLE, UNSHOWABLE_TIME, is_showable
 
+from .admin_listing_query import shown
 from .forms import article_problems
 
 # The time of day a new article from the calendar goes live, in the site's time zone.
@@ -40,34 +44,55 @@ def day_start(day: date, at: time = NEW_ARTICLE_TIME) -> datetime:
 
 
 class DayForm(forms.Form):
-    """``go_live_at=YYYY-MM-DD`` on the add-page URL; today or later (a past go-live publishes at once)."""
+    """``go_live_at=YYYY-MM-DD`` on the add-page URL."""
 
     go_live_at = forms.DateField(input_formats=["%Y-%m-%d"])
 
-    def clean_go_live_at(self):
-        day = self.cleaned_data["go_live_at"]
-        if day < timezone.localdate():
-            raise forms.ValidationError("Choose today or a later day for the go-live date.")
-        return day
+
+def go_live_for_day(raw: str) -> tuple[datetime | None, str | None]:
+    """The go-live time to pre-fill for ``raw`` (``?go_live_at=``), or None and why not.
+
+    ``NEW_ARTICLE_TIME`` that day in the current (editor's) time zone, if the editor's form will
+    accept it: a time some zone cannot show is refused there (``home.page_forms``), and a time
+    already past publishes the article as soon as it is approved, which the form refuses too
+    (``SitePageForm``, "Go-live is in the past"). So a past day, or today once 09:00 has gone,
+    leaves the field empty, as when the editor starts an article from the page tree: the editor
+    knows best what later time they mean, and guessing one (the next hour?) would schedule the
+    article for a time nobody chose.
+    """
+    form = DayForm({"go_live_at": raw})
+    if not form.is_valid():
+        if not raw.strip():
+            return None, "the link gave no date. Choose a day in the calendar."
+        return None, f"“{shown(raw)}” is not a date written YYYY-MM-DD (for example 2031-03-14)."
+    day = form.cleaned_data["go_live_at"]
+    go_live_at = day_start(day)
+    if day < timezone.localdate():
+        return None, f"{day.isoformat()} has passed. Choose today or a later day."
+    if not is_showable(go_live_at):
+        return None, f"{day.isoformat()} is too far ahead. {UNSHOWABLE_TIME}"
+    if go_live_at <= timezone.now():
+        return None, (
+            f"{NEW_ARTICLE_TIME:%H:%M} today has passed. Set a later time in the Settings tab, "
+            "or leave it empty to publish the article as soon as it is approved."
+        )
+    return go_live_at, None
 
 
 def prefill_go_live(request, parent_page, page_class):
-    """``before_create_page`` hook: remember the go-live day asked for by ``?go_live_at=``.
+    """``before_create_page`` hook: remember the go-live time asked for by ``?go_live_at=``.
 
-    Only for GET requests of page types with a ``go_live_at`` field; a malformed or past day is
-    ignored with a warning, and the editor gets an empty go-live field as usual.
+    Only for GET requests of page types with a ``go_live_at`` field; a day ``go_live_for_day``
+    gives no time for is ignored with a warning, and the editor gets an empty go-live field as usual.
     """
     _pending_go_live.set(None)
     if request.method != "GET" or "go_live_at" not in request.GET:
         return None
-    form = DayForm(request.GET)
-    if not form.is_valid():
-        messages.warning(
-            request,
-            "The go-live date was not filled in: " + " ".join(form.errors["go_live_at"]) + " (use YYYY-MM-DD).",
-        )
+    go_live_at, problem = go_live_for_day(request.GET["go_live_at"])
+    if problem:
+        messages.warning(request, f"The go-live date was not filled in: {problem}")
         return None
-    _pending_go_live.set(day_start(form.cleaned_data["go_live_at"]))
+    _pending_go_live.set(go_live_at)
     return None
 
 

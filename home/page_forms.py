@@ -40,9 +40,15 @@ LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
 EARLIEST_SHOWABLE = datetime.datetime(1, 1, 2, tzinfo=datetime.UTC)
 LATEST_SHOWABLE = datetime.datetime(9999, 12, 30, tzinfo=datetime.UTC)
 UNSHOWABLE_TIME = (
-    "Enter a date between 0001-01-02 and 9999-12-29: "
+    f"Enter a date between {EARLIEST_SHOWABLE.date().isoformat()} and "
+    f"{(LATEST_SHOWABLE - datetime.timedelta(days=1)).date().isoformat()}: "
     "a time at either end of the calendar cannot be shown in every time zone."
 )
+
+
+def is_showable(value: datetime.datetime) -> bool:
+    """Whether every time zone can show ``value`` (an aware datetime), as the editor's forms require."""
+    return EARLIEST_SHOWABLE <= value < LATEST_SHOWABLE
 
 
 class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
@@ -75,7 +81,7 @@ class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
         cleaned_data = super().clean()
         for name, field in self.fields.items():
             value = cleaned_data.get(name) if isinstance(field, forms.DateTimeField) else None
-            if value is not None and not EARLIEST_SHOWABLE <= value < LATEST_SHOWABLE:
+            if value is not None and not is_showable(value):
                 self.add_error(name, UNSHOWABLE_TIME)
         if "slug" in self.fields and "slug" not in self.errors:
             slug = cleaned_data.get("slug") or slug_for(cleaned_data.get("title", ""))

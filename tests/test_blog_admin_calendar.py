@@ -5,8 +5,10 @@ from datetime import UTC, datetime
 from django.utils import timezone
 
 import pytest
+import time_machine
 
 from blog.admin_views import parse_month, shift_month
+from blog.models import ArticlePage
 
 from .factories import ArticlePageFactory
 
@@ -180,16 +182,151 @@ def test_no_new_article_links_on_past_days(client, demo, editor):
     assert "go_live_at=" not in html
 
 
-@pytest.mark.parametrize(
-    "value", ["", "2031-13-01", "2031-02-30", "14/03/2031", "2020-01-01", "tomorrow", "2031-03-14T09:00", "x" * 400]
-)
-def test_bad_go_live_days_leave_the_field_empty_with_a_warning(client, demo, editor, value):
-    client.force_login(editor)
+# "+ New article": which days pre-fill the go-live (blog/calendar_scheduling.go_live_for_day). The
+# editor's form refuses a go-live in the past and a time some zone cannot show, so only a time it
+# accepts is filled in; for anything else the field stays empty with a warning.
+
+NOT_A_DAY = {
+    "": "the link gave no date",
+    " ": "the link gave no date",
+    "2031-13-01": "is not a date written YYYY-MM-DD",
+    "2031-02-30": "is not a date written YYYY-MM-DD",
+    "2031-02-29": "is not a date written YYYY-MM-DD",  # 2031 is not a leap year
+    "0000-01-01": "is not a date written YYYY-MM-DD",
+    "10000-01-01": "is not a date written YYYY-MM-DD",
+    "14/03/2031": "is not a date written YYYY-MM-DD",
+    "2031-03": "is not a date written YYYY-MM-DD",
+    "20310314": "is not a date written YYYY-MM-DD",
+    "2031-W11-5": "is not a date written YYYY-MM-DD",
+    "2031-03-14T09:00": "is not a date written YYYY-MM-DD",
+    "2031-03-14 09:00": "is not a date written YYYY-MM-DD",
+    "2031-03-14\x00": "is not a date written YYYY-MM-DD",
+    "tomorrow": "is not a date written YYYY-MM-DD",
+    "-1": "is not a date written YYYY-MM-DD",
+    "<b>2031-03-14</b>": "is not a date written YYYY-MM-DD",
+    "x" * 400: "is not a date written YYYY-MM-DD",
+    "2020-01-01": "2020-01-01 has passed. Choose today or a later day.",
+    "0001-01-01": "0001-01-01 has passed. Choose today or a later day.",
+    "9999-12-30": "9999-12-30 is too far ahead. Enter a date between 0001-01-02 and 9999-12-29",
+    "9999-12-31": "9999-12-31 is too far ahead. Enter a date between 0001-01-02 and 9999-12-29",
+}
+TODAY = datetime(2031, 3, 14, 6, 0, tzinfo=UTC)  # 07:00 in Berlin
+
+
+def add_page(client, demo, value, *, user, zone="Europe/Berlin"):
+    """The new-article form from the calendar link for ``value``, as ``user`` in ``zone``: (html, go-live shown)."""
+    from wagtail.users.models import UserProfile
+
+    profile = UserProfile.get_for_user(user)
+    profile.current_time_zone = zone
+    profile.save()
+    client.force_login(user)
     response = client.get(f"/admin/pages/add/blog/articlepage/{demo.blog.pk}/", {"go_live_at": value})
     assert response.status_code == 200
     html = response.content.decode()
-    assert "The go-live date was not filled in" in html
-    assert 'name="go_live_at" value=' not in html
+    field = html.split('name="go_live_at"', 1)[1].split(">", 1)[0]
+    shown = field.split('value="', 1)[1].split('"', 1)[0] if 'value="' in field else None
+    return html, shown
+
+
+@pytest.mark.parametrize("value", NOT_A_DAY, ids=lambda value: ascii(value)[:24])
+def test_days_the_form_would_refuse_leave_the_field_empty_with_a_warning(client, demo, editor, value):
+    with time_machine.travel(TODAY, tick=False):
+        html, shown = add_page(client, demo, value, user=editor)
+    assert shown is None
+    messages = html.split('<div class="messages"', 1)[1].split("</ul>", 1)[0]
+    assert "The go-live date was not filled in: " in messages
+    assert NOT_A_DAY[value] in messages.replace("&quot;", '"')
+    assert "date. (" not in messages and "(use YYYY-MM-DD)" not in messages  # one sentence, not two glued
+
+
+@pytest.mark.parametrize(
+    ("now", "value", "expected"),
+    [
+        # In Berlin (UTC+1 in winter, +2 in summer), whatever the site's zone (UTC in the tests).
+        (datetime(2031, 3, 14, 7, 59, tzinfo=UTC), "2031-03-14", None),  # 08:59 in Berlin: 09:00 UTC is ahead
+        (datetime(2031, 3, 14, 7, 0, tzinfo=UTC), "2031-03-14", None),  # 08:00 in Berlin
+        (datetime(2031, 3, 14, 8, 0, tzinfo=UTC), "2031-03-14", "passed"),  # 09:00 in Berlin: not ahead
+        (datetime(2031, 3, 14, 8, 30, tzinfo=UTC), "2031-03-14", "passed"),  # 09:30 in Berlin, 08:30 UTC
+        (datetime(2031, 3, 14, 22, 30, tzinfo=UTC), "2031-03-14", "passed"),
+        (datetime(2031, 3, 14, 23, 30, tzinfo=UTC), "2031-03-14", "has passed. Choose today"),  # the 15th in Berlin
+        (datetime(2031, 3, 14, 23, 30, tzinfo=UTC), "2031-03-15", None),
+        (datetime(2031, 3, 14, 8, 30, tzinfo=UTC), "2031-03-15", None),
+        (datetime(2031, 3, 14, 8, 30, tzinfo=UTC), "2031-03-13", "has passed. Choose today"),
+    ],
+)
+def test_today_is_filled_in_only_before_nine_in_the_editors_zone(client, demo, editor, now, value, expected):
+    with time_machine.travel(now, tick=False):
+        html, shown = add_page(client, demo, value, user=editor)
+    if expected is None:
+        assert shown == f"{value} 09:00"
+        assert "The go-live date was not filled in" not in html
+    else:
+        assert shown is None
+        assert expected in html
+        if expected == "passed":
+            assert "09:00 today has passed. Set a later time in the Settings tab" in html
+
+
+@pytest.mark.parametrize(
+    ("now", "value", "stored"),
+    [
+        # Leap day.
+        (datetime(2032, 2, 28, 12, 0, tzinfo=UTC), "2032-02-29", datetime(2032, 2, 29, 8, 0, tzinfo=UTC)),
+        # Berlin's clocks go forward on 2031-03-30 at 02:00 (09:00 is CEST, UTC+2) and back on
+        # 2031-10-26 at 03:00 (09:00 is CET, UTC+1); before 09:00 local that day it is filled in.
+        (datetime(2031, 3, 30, 6, 45, tzinfo=UTC), "2031-03-30", datetime(2031, 3, 30, 7, 0, tzinfo=UTC)),
+        (datetime(2031, 10, 26, 7, 45, tzinfo=UTC), "2031-10-26", datetime(2031, 10, 26, 8, 0, tzinfo=UTC)),
+        (datetime(2031, 3, 14, 6, 0, tzinfo=UTC), "2031-03-30", datetime(2031, 3, 30, 7, 0, tzinfo=UTC)),
+        # The last day every zone can show, ahead of any editor.
+        (datetime(2031, 3, 14, 6, 0, tzinfo=UTC), "9999-12-29", datetime(9999, 12, 29, 8, 0, tzinfo=UTC)),
+    ],
+)
+def test_a_filled_in_go_live_is_the_time_the_form_saves(client, demo, editor, now, value, stored):
+    """What the link fills in, the editor's form accepts as it is (Save draft), as 09:00 in their zone."""
+    from .admin_forms import article_form_data
+
+    with time_machine.travel(now, tick=False):
+        _html, shown = add_page(client, demo, value, user=editor)
+        assert shown == f"{value} 09:00"
+        data = article_form_data("from-the-calendar", go_live_at=shown)
+        response = client.post(f"/admin/pages/add/blog/articlepage/{demo.blog.pk}/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert ArticlePage.objects.get(slug="from-the-calendar").go_live_at == stored
+
+
+@pytest.mark.parametrize("now", [datetime(2031, 3, 30, 7, 15, tzinfo=UTC), datetime(2031, 10, 26, 8, 0, tzinfo=UTC)])
+def test_on_a_clock_change_day_nine_has_passed_by_the_local_clock(client, demo, editor, now):
+    """09:15 CEST on the spring day (07:15 UTC, 08:15 by winter time) and 09:00 CET in the autumn."""
+    with time_machine.travel(now, tick=False):
+        html, shown = add_page(client, demo, f"{now:%Y-%m-%d}", user=editor)
+    assert shown is None and "09:00 today has passed" in html
+
+
+@pytest.mark.parametrize(
+    ("zone", "value", "filled"),
+    [
+        # 9999-12-30 09:00 is 9999-12-29 19:00 UTC at UTC+14, which every zone can show ...
+        ("Pacific/Kiritimati", "9999-12-30", True),
+        # ... and 9999-12-30 21:00 UTC at UTC-12, which zones east of UTC cannot.
+        ("Etc/GMT+12", "9999-12-30", False),
+        ("Etc/GMT+12", "9999-12-29", True),
+        ("UTC", "9999-12-30", False),
+    ],
+)
+def test_the_far_end_of_the_calendar_follows_the_forms_own_bound(client, demo, editor, zone, value, filled):
+    from .admin_forms import article_form_data
+
+    with time_machine.travel(TODAY, tick=False):
+        html, shown = add_page(client, demo, value, user=editor, zone=zone)
+        assert (shown == f"{value} 09:00") is filled and (shown is None) is not filled
+        if filled:
+            response = client.post(
+                f"/admin/pages/add/blog/articlepage/{demo.blog.pk}/", article_form_data("far-end", go_live_at=shown)
+            )
+            assert response.status_code == 302, response.content.decode()[:3000]
+        else:
+            assert "is too far ahead" in html
 
 
 def test_moderator_moves_a_scheduled_article_to_another_day(client, demo, moderator):

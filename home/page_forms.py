@@ -2,10 +2,11 @@
 
 ``SitePageForm`` (``BasePage.base_form_class``) removes control characters from text
 (``home.text_cleaning``), refuses a page slug that makes no URL or that its parent page keeps
-for its own addresses (``home.slugs``) and a time some time zone cannot show
-(``EARLIEST_SHOWABLE``, ``LATEST_SHOWABLE``), clears a carried-out expiry instead of refusing
-it, and judges "changed" as the revisions compare view does (see ``SitePageForm.has_changed``);
-``SiteModelForm`` (snippets, site settings) removes control characters; ``SiteCopyForm``
+for its own addresses (``home.slugs``), a time some time zone cannot show (``EARLIEST_SHOWABLE``,
+``LATEST_SHOWABLE``) and a go-live in the past where it would publish at once
+(``home.past_go_live``), clears a carried-out expiry instead of refusing it, and judges "changed"
+as the revisions compare view does (see ``SitePageForm.has_changed``); ``SiteModelForm``
+(snippets, site settings) removes control characters; ``SiteCopyForm``
 (``BasePage.copy_form_class``) refuses a copy's slug that its new parent keeps.
 
 After expiry: Wagtail's form refuses any expiry time in the past ("Expiry date/time must be in
@@ -29,6 +30,7 @@ from wagtail.admin.widgets import AdminAutoHeightTextInput
 from wagtail.fields import RichTextField, StreamField
 from wagtail.models import Page
 
+from .past_go_live import past_go_live_problem
 from .slugs import reserved_slug_problem, slug_for, slug_problem
 from .text_cleaning import CleanTextFormMixin
 
@@ -83,6 +85,8 @@ class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
             value = cleaned_data.get(name) if isinstance(field, forms.DateTimeField) else None
             if value is not None and not is_showable(value):
                 self.add_error(name, UNSHOWABLE_TIME)
+        if "go_live_at" in self.fields and (problem := past_go_live_problem(self)):
+            self.add_error("go_live_at", problem)
         if "slug" in self.fields and "slug" not in self.errors:
             slug = cleaned_data.get("slug") or slug_for(cleaned_data.get("title", ""))
             problem = slug_problem(slug) or reserved_slug_problem(slug, self.parent_page)

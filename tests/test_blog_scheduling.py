@@ -211,3 +211,141 @@ def test_go_live_is_stored_in_utc_and_shown_in_the_editors_time_zone_across_dst(
         response = client.post(add, article_form_data("no-such-time", go_live_at="2027-03-28 02:30"))
         assert response.status_code == 200
         assert "go_live_at" in response.context["form"].errors
+
+
+# A go-live in the past (home/past_go_live.py): Wagtail publishes at once, so the editor's form
+# refuses one on every action but "Save draft".
+
+NOW = datetime(2031, 3, 4, 12, 0, tzinfo=UTC)
+ADD_URL = "/admin/pages/add/blog/articlepage/{}/"
+PAST_GO_LIVES = [
+    "2020-01-01 10:00",
+    "1970-01-01 00:00",
+    "0001-01-02 00:00",  # the first time every zone can show
+    "2031-03-03 23:59",
+    "2031-03-04 11:59",
+    "2031-03-04 12:00",  # now is not ahead
+]
+APPROVE = {"action-workflow-action": "on", "workflow-action-name": "approve", "workflow-action-extra-data": "{}"}
+
+
+def edit_url(article) -> str:
+    return reverse("wagtailadmin_pages:edit", args=(article.pk,))
+
+
+def go_live_errors(response) -> list[str]:
+    assert response.status_code == 200, response.status_code
+    return response.context["form"].errors.get("go_live_at", [])
+
+
+@pytest.mark.parametrize("value", PAST_GO_LIVES)
+@pytest.mark.parametrize("action", ["submit", "publish"])
+def test_submitting_or_publishing_with_a_past_go_live_is_refused(client, demo, editor, moderator, action, value):
+    from home.past_go_live import PAST_GO_LIVE
+
+    with time_machine.travel(NOW, tick=False):
+        client.force_login(moderator if action == "publish" else editor)
+        response = client.post(
+            ADD_URL.format(demo.blog.pk), article_form_data("past", action=action, go_live_at=value)
+        )
+    assert go_live_errors(response) == [PAST_GO_LIVE]
+    assert (
+        "Go-live is in the past: leave it empty to publish now, or choose a future time." in response.content.decode()
+    )
+    assert not ArticlePage.objects.filter(slug="past").exists()
+
+
+@pytest.mark.parametrize("value", ["", "2031-03-04 12:01", "2031-03-05 09:00"])
+def test_an_empty_or_future_go_live_is_accepted(client, demo, editor, value):
+    with time_machine.travel(NOW, tick=False):
+        client.force_login(editor)
+        data = article_form_data("not-past", action="submit", go_live_at=value)
+        response = client.post(ADD_URL.format(demo.blog.pk), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+
+def test_a_time_no_zone_can_show_gets_that_error_alone(client, demo, editor):
+    with time_machine.travel(NOW, tick=False):
+        client.force_login(editor)
+        data = article_form_data("first-day", action="submit", go_live_at="0001-01-01 00:00")
+        errors = go_live_errors(client.post(ADD_URL.format(demo.blog.pk), data))
+    assert len(errors) == 1 and "cannot be shown in every time zone" in errors[0]
+
+
+def test_a_draft_may_keep_a_past_go_live_until_it_is_submitted(client, demo, editor):
+    from home.past_go_live import PAST_GO_LIVE
+
+    with time_machine.travel(NOW, tick=False):
+        client.force_login(editor)
+        response = client.post(
+            ADD_URL.format(demo.blog.pk), article_form_data("past-draft", go_live_at="2020-01-01 10:00")
+        )
+        assert response.status_code == 302, response.content.decode()[:2000]
+        article = ArticlePage.objects.get(slug="past-draft")
+        assert article.get_latest_revision_as_object().go_live_at == datetime(2020, 1, 1, 10, 0, tzinfo=UTC)
+        # Submitted as it was (the field unchanged): refused, nothing in review.
+        data = article_form_data("past-draft", action="submit", go_live_at="2020-01-01 10:00")
+        assert go_live_errors(client.post(edit_url(article), data)) == [PAST_GO_LIVE]
+        assert ArticlePage.objects.get(pk=article.pk).current_workflow_state is None
+        # Cleared, it is submitted.
+        data = article_form_data("past-draft", action="submit", go_live_at="")
+        assert client.post(edit_url(article), data).status_code == 302
+        assert ArticlePage.objects.get(pk=article.pk).current_workflow_state is not None
+
+
+def test_a_go_live_the_page_has_gone_live_by_is_kept_on_later_edits(client, demo, editor, moderator):
+    from home.past_go_live import PAST_GO_LIVE
+
+    article = schedule_new_article(demo)
+    with time_machine.travel(GO_LIVE + timedelta(seconds=30), tick=False):
+        run_scheduler()
+    article.refresh_from_db()
+    assert article.live and article.go_live_at == GO_LIVE  # Wagtail keeps it
+    with time_machine.travel(GO_LIVE + timedelta(days=10), tick=False):
+        client.force_login(moderator)
+        kept = article_form_data(article.slug, action="publish", go_live_at="2031-03-04 09:00", title="Republished")
+        assert client.post(edit_url(article), kept).status_code == 302
+        assert ArticlePage.objects.get(pk=article.pk).title == "Republished"
+        client.force_login(editor)
+        kept = article_form_data(article.slug, action="submit", go_live_at="2031-03-04 09:00", title="Resubmitted")
+        assert client.post(edit_url(article), kept).status_code == 302
+        # Moving it to another past time is a new go-live in the past.
+        client.force_login(moderator)
+        moved = article_form_data(article.slug, action="publish", go_live_at="2031-03-04 08:00")
+        assert go_live_errors(client.post(edit_url(article), moved)) == [PAST_GO_LIVE]
+
+
+def test_a_go_live_before_a_page_was_published_is_refused_if_it_never_went_live_by_it(client, demo, moderator):
+    """An unpublished page's go-live that passed unpublished (never scheduled, never published since)."""
+    from home.past_go_live import PAST_GO_LIVE
+
+    article = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]], live=False)
+    article.go_live_at = GO_LIVE
+    article.save_revision()
+    with time_machine.travel(GO_LIVE + timedelta(days=1), tick=False):
+        client.force_login(moderator)
+        data = article_form_data(article.slug, action="publish", go_live_at="2031-03-04 09:00")
+        assert go_live_errors(client.post(edit_url(article), data)) == [PAST_GO_LIVE]
+
+
+@pytest.mark.parametrize(("go_live_at", "published"), [("2031-03-04 09:00", True), ("2031-03-04 10:00", False)])
+def test_a_late_approval_in_the_editor_publishes_at_once_unless_the_go_live_is_moved(
+    client, demo, editor, moderator, go_live_at, published
+):
+    """The editor asked for a time then ahead; approving after it (as from the dashboard)
+    publishes at once. A moderator who types another past time while approving is refused."""
+    from home.past_go_live import PAST_GO_LIVE
+
+    with time_machine.travel(GO_LIVE - timedelta(days=1), tick=False):
+        article = submit_scheduled(client, demo, editor, GO_LIVE)
+    with time_machine.travel(GO_LIVE + timedelta(hours=3), tick=False):
+        client.force_login(moderator)
+        data = article_form_data(article.slug, go_live_at=go_live_at)
+        data.update(APPROVE)
+        response = client.post(edit_url(article), data)
+        if published:
+            assert response.status_code == 302, response.content.decode()[:2000]
+        else:
+            assert go_live_errors(response) == [PAST_GO_LIVE]
+    article.refresh_from_db()
+    assert article.live is published

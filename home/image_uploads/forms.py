@@ -8,6 +8,7 @@ from django import forms
 from home.live_media import ReviewedMediaChangeMixin
 
 from .checks import ImageUploadForm
+from .focal_point import FocalPointFormMixin
 from .sizes import LIBRARY_MIN_SIZE, displayed_size, too_small_message
 
 DESCRIPTION_HELP = (
@@ -18,9 +19,10 @@ DESCRIPTION_HELP = (
 MISSING_ALT_FLAG = "No alt text yet: describe this image and press Update (or Save)."
 
 
-class SiteImageForm(ReviewedMediaChangeMixin, ImageUploadForm):
-    """Wagtail's image form with the description (alt text) required, small images rejected, and
-    the file and focal point of images in live use kept for moderators (``home.live_media``)."""
+class SiteImageForm(ReviewedMediaChangeMixin, FocalPointFormMixin, ImageUploadForm):
+    """Wagtail's image form with the description (alt text) required, small images rejected, a
+    focal point that is readable and inside the image (``focal_point``), and the file and focal
+    point of images in live use kept for moderators (``home.live_media``)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

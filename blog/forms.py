@@ -45,11 +45,15 @@ FIELD_LIMITS = {
 def limit_length(field, max_length: int) -> None:
     """Make a form field refuse more than ``max_length`` characters and tell the browser the limit.
 
-    The ``maxlength`` attribute also drives the admin's character counter
-    (``static/js/admin/character-count.js``).
+    A looser limit (the model field's, e.g. a page title's 255) is dropped, so an over-long value
+    gets one error, the tighter limit's, not one per limit. The ``maxlength`` attribute also
+    drives the admin's character counter (``static/js/admin/character-count.js``).
     """
     field.max_length = max_length
-    if not any(isinstance(v, MaxLengthValidator) and v.limit_value <= max_length for v in field.validators):
+    field.validators = [
+        v for v in field.validators if not (isinstance(v, MaxLengthValidator) and v.limit_value > max_length)
+    ]
+    if not any(isinstance(v, MaxLengthValidator) for v in field.validators):
         field.validators.append(MaxLengthValidator(max_length))
     field.widget.attrs["maxlength"] = str(max_length)
 

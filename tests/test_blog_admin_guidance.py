@@ -72,6 +72,36 @@ def test_title_and_seo_fields_have_limits_the_browser_and_counter_see(admin_user
     assert form.fields["summary"].widget.attrs["maxlength"] == "240"
 
 
+@pytest.mark.parametrize(
+    ("name", "limit"),
+    [
+        ("title", TITLE_MAX_LENGTH),
+        ("seo_title", SEO_TITLE_MAX_LENGTH),
+        ("search_description", SEARCH_DESCRIPTION_MAX_LENGTH),
+    ],
+)
+@pytest.mark.parametrize("length", [256, 10_000])
+def test_an_over_long_value_gets_one_length_error(admin_user, demo, name, limit, length):
+    """The editorial limit only: the model field's looser one (a title's 255) said it again."""
+    field = article_form(admin_user, demo.articles[0]).fields[name]
+    with pytest.raises(ValidationError) as refused:
+        field.clean("x" * length)
+    assert refused.value.messages == [f"Ensure this value has at most {limit} characters (it has {length})."]
+
+
+def test_a_ten_thousand_character_title_shows_one_error_in_the_editor(admin_client, demo):
+    from .admin_forms import article_form_data
+
+    article = demo.articles[0]
+    data = article_form_data(article.slug, title="x" * 10_000)
+    response = admin_client.post(f"/admin/pages/{article.pk}/edit/", data)
+    assert response.status_code == 200
+    assert response.context["form"].errors["title"] == [
+        f"Ensure this value has at most {TITLE_MAX_LENGTH} characters (it has 10000)."
+    ]
+    assert response.content.decode().count("characters (it has 10000)") == 1
+
+
 def test_page_editor_renders_limits_and_loads_the_character_counter(admin_client, demo):
     html = admin_client.get(f"/admin/pages/{demo.articles[0].pk}/edit/").content.decode()
     assert f'maxlength="{TITLE_MAX_LENGTH}"' in html

@@ -4,11 +4,11 @@ Wagtail's image form posts the focal point as four hidden fields (``focal_point_
 ``focal_point_y``, the centre; ``focal_point_width`` and ``focal_point_height``, the area), set by
 the focal point chooser on the edit page. Two gaps in Wagtail 8.0:
 
-- A value that is not a whole number from 0 (a hand-made post, a broken script) is an error of
-  a hidden field, which no template shows: the page said "The image could not be created due to
-  errors" and "Go to the first error" with no error to go to. ``FocalPointFormMixin`` moves
-  those errors into one error of the form that names the focal point (Wagtail lists a form's own
-  errors in its message banner).
+- A value that is not a whole number from 0 to the database's largest integer (a hand-made
+  post, a broken script) is an error of a hidden field, which no template shows: the page said
+  "The image could not be created due to errors" and "Go to the first error" with no error to go
+  to. ``FocalPointFormMixin`` moves those errors into one error of the form that names the
+  focal point (Wagtail lists a form's own errors in its message banner).
 - A focal point outside the image (5000, 5000 on a 1300x700 image) was saved. It is refused, not
   clamped: the chooser only makes areas inside the image, so one outside comes from a hand-made
   post, or from replacing the file with a smaller picture while keeping the old focal point;
@@ -19,6 +19,7 @@ the focal point chooser on the edit page. Two gaps in Wagtail 8.0:
 """
 
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
 
 FOCAL_POINT_FIELDS = ("focal_point_x", "focal_point_y", "focal_point_width", "focal_point_height")
 
@@ -37,6 +38,16 @@ def _quoted(value) -> str:
 class FocalPointFormMixin:
     """For Wagtail's image form: unreadable focal point values and a focal point outside the
     image are one error of the form, naming the focal point (see the module)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in FOCAL_POINT_FIELDS:
+            if name in self.fields:
+                # The database's integer range (PostgreSQL's 2,147,483,647) is otherwise checked
+                # only by the model, after ``clean``, as an error of the hidden field again.
+                limits = self._meta.model._meta.get_field(name).validators
+                field = self.fields[name]
+                field.validators = [*field.validators, *(v for v in limits if isinstance(v, MaxValueValidator))]
 
     def clean(self):
         cleaned_data = super().clean()

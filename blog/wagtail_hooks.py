@@ -123,8 +123,8 @@ class GuardedIndexView(IndexView):
     """modeladmin's listing, with unknown parameters and unusable values dropped with a warning
     (``blog.admin_listing_query``) instead of a 500: modeladmin reads every parameter it does not
     know as a filter on the model, and one that names no field (``?x=1``) raised ``FieldError``,
-    while one through a relation (``?owner__password__startswith=``) was applied. A workaround for wagtail-modeladmin#20
-    (docs/upstream.md, "wagtail-modeladmin: every query parameter is a filter";
+    while one through a relation (``?owner__password__startswith=``) was applied. A workaround
+    for wagtail-modeladmin#20 (docs/upstream.md, "wagtail-modeladmin: every query parameter is a filter";
     tests/test_home_upstream.py shows modeladmin's own view still does both)."""
 
     listing_params = frozenset({"o", "ot", "p", "q"})

@@ -6,14 +6,17 @@ here too, as the listings leave them out before ``publish_scheduled`` unpublishe
 
 Query parameters Wagtail passes on unchecked are checked here, so that a bad value is a 400 with
 Wagtail's ``{"message": ...}`` body rather than a 500: an ``offset`` past what SQL can count, a
-field filter value of the wrong type (``?date_published=abc``), an unknown ``search_operator``,
+field filter value of the wrong type (``?date_published=abc``) or a moment without its UTC
+offset (``?date_published=2026-01-01``), an unknown ``search_operator``,
 and a non-integer ``/find/?id=``. Only the parameters are checked: a database error while running
 the query stays a 500, so an outage is never reported as the client's fault.
 """
 
 from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist, ValidationError
 from django.db import connection
+from django.db.models import DateTimeField
 from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
 
 from wagtail.api.v2.filters import FieldsFilter, SearchFilter
 from wagtail.api.v2.pagination import WagtailPagination
@@ -51,6 +54,13 @@ class CheckedFieldsFilter(FieldsFilter):
     """
 
     def filter_queryset(self, request, queryset, view):
+        for name, value in request.GET.items():
+            if _is_naive_moment(queryset.model, name, value):
+                # Django would read it in the server's time zone, with a RuntimeWarning per request.
+                raise BadRequestError(
+                    f"field filter error: {name} is a moment in time: give its offset, "
+                    "e.g. 2026-01-01T09:00:00Z or 2026-01-01T09:00:00+01:00"
+                )
         if any(_out_of_range(queryset.model, name, value) for name, value in request.GET.items()):
             # No row can hold it, and the database driver would refuse the number (SQLite:
             # OverflowError at execution, a 500): an empty result, as Django gives ``id=``.
@@ -85,6 +95,24 @@ def _out_of_range(model, name: str, value: str) -> bool:
         return False  # not a field filter, or not a number: Wagtail's own checks answer
     bounds = integer_range(field)
     return bounds is not None and not bounds[0] <= number <= bounds[1]
+
+
+def _is_naive_moment(model, name: str, value: str) -> bool:
+    """Whether ``?name=value`` filters a ``DateTimeField`` of ``model`` by a date or a date and
+    time without a UTC offset (``2026-01-01``, ``2026-01-01T09:00``). Values that are not a date
+    at all are left to ``filter()``'s own ``ValidationError``."""
+    try:
+        field = model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return False
+    if not isinstance(field, DateTimeField):
+        return False
+    try:
+        moment = parse_datetime(value.strip())
+        day = None if moment else parse_date(value.strip())
+    except ValueError:  # a well-formed but impossible date: filter() refuses it
+        return False
+    return (moment is not None and timezone.is_naive(moment)) or day is not None
 
 
 class CheckedSearchFilter(SearchFilter):

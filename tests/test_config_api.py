@@ -139,13 +139,6 @@ BAD_REQUESTS = [
     "/api/v2/images/?created_at=abc",
     "/api/v2/pages/?search=gpu&search_operator=xx",
     "/api/v2/images/?search=gpu&search_operator=%00",
-    # A moment without its UTC offset: Django read it in the server's zone, with a RuntimeWarning
-    # (an error in this suite: a 500 that Hypothesis found).
-    *(
-        f"/api/v2/{query}={value}"
-        for query in ("pages/?type=blog.ArticlePage&date_published", "pages/?go_live_at", "images/?created_at")
-        for value in ("2026-01-01", "2026-01-01T09:00", "2026-01-01%2009:00:00", "2026-01-01T09:00:00.5", "20260101")
-    ),
 ]
 
 
@@ -291,3 +284,15 @@ def test_a_moment_with_its_offset_filters(client, demo, value):
     response = client.get(f"/api/v2/pages/?type=blog.ArticlePage&date_published={value}")
     assert response.status_code == 200, response.content[:300]
     assert response.json()["meta"]["total_count"] == 0
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["2026-01-01", "2026-01-01T09:00", "2026-01-01%2009:00:00", "2026-01-01T09:00:00.5", "20260101", " 2026-01-01"],
+)
+def test_a_moment_without_its_offset_is_a_400_that_says_so(client, demo, value):
+    """Django read such a value in the server's time zone, with a RuntimeWarning (an error in
+    this suite: the 500 Hypothesis found in tests/test_security_hostile_input.py)."""
+    response = client.get(f"/api/v2/pages/?type=blog.ArticlePage&date_published={value}")
+    assert response.status_code == 400, response.content[:300]
+    assert "offset" in response.json()["message"]

@@ -40,12 +40,24 @@ def past_go_live_problem(form) -> str | None:
         return None
     if "go_live_at" in form.errors:
         return None
-    if _left_as_it_was(form, go_live_at) and (
-        # Wagtail's edit view names the button pressed in the post: action-<name>.
-        "action-workflow-action" in form.data or _gone_live_by(form, go_live_at)
-    ):
+    if _left_as_it_was(form, go_live_at) and (_is_workflow_action(form.data) or _gone_live_by(form, go_live_at)):
         return None
     return PAST_GO_LIVE
+
+
+# The buttons Wagtail's edit view acts on before a workflow action, in its order
+# (``EditView.action_name_and_method``, Wagtail 8.0): a post naming one of them is that action,
+# whatever else it names.
+ACTIONS_BEFORE_A_WORKFLOW_ACTION = ("action-publish", "action-submit", "action-restart-workflow")
+
+
+def _is_workflow_action(data) -> bool:
+    """Whether the post is a moderator's workflow action (Approve...) as Wagtail reads it: the
+    edit view names the button pressed as ``action-<name>`` and takes the first one it finds set,
+    so a submit that also names ``action-workflow-action`` is still a submit."""
+    return bool(data.get("action-workflow-action")) and not any(
+        data.get(name) for name in ACTIONS_BEFORE_A_WORKFLOW_ACTION
+    )
 
 
 def _minute(value):

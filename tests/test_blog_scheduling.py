@@ -255,6 +255,34 @@ def test_submitting_or_publishing_with_a_past_go_live_is_refused(client, demo, e
     assert not ArticlePage.objects.filter(slug="past").exists()
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"action-workflow-action": "on"},
+        {"action-workflow-action": "1", "workflow-action-name": "approve"},
+        APPROVE,
+    ],
+)
+@pytest.mark.parametrize("action", ["submit", "publish"])
+def test_naming_a_workflow_action_too_does_not_pass_a_past_go_live(client, demo, editor, moderator, action, extra):
+    """The go-live kept on a moderator's Approve is kept for a post Wagtail reads as a workflow
+    action: a submit or publish that also names ``action-workflow-action`` is still a submit or a
+    publish (Wagtail takes the first button it finds set), and the past go-live is refused."""
+    from home.past_go_live import PAST_GO_LIVE
+
+    with time_machine.travel(NOW - timedelta(days=40), tick=False):
+        client.force_login(editor)
+        data = article_form_data("stray-field", go_live_at="2031-03-01 10:00")
+        assert client.post(ADD_URL.format(demo.blog.pk), data).status_code == 302
+    article = ArticlePage.objects.get(slug="stray-field")
+    with time_machine.travel(NOW, tick=False):
+        client.force_login(moderator if action == "publish" else editor)
+        data = {**article_form_data("stray-field", action=action, go_live_at="2031-03-01 10:00"), **extra}
+        assert go_live_errors(client.post(edit_url(article), data)) == [PAST_GO_LIVE]
+    article = ArticlePage.objects.get(pk=article.pk)
+    assert not article.live and article.current_workflow_state is None
+
+
 @pytest.mark.parametrize("value", ["", "2031-03-04 12:01", "2031-03-05 09:00"])
 def test_an_empty_or_future_go_live_is_accepted(client, demo, editor, value):
     with time_machine.travel(NOW, tick=False):

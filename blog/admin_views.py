@@ -75,7 +75,9 @@ class EditorialCalendarView(WagtailAdminTemplateMixin, TemplateView):
         month = parse_month(raw)
         if month is None:
             messages.warning(
-                self.request, "Choose a month as YYYY-MM (for example 2026-11); showing this month instead."
+                self.request,
+                f"Choose a month as YYYY-MM from {MIN_YEAR}-01 to {MAX_YEAR}-12 (for example 2026-11); "
+                "showing this month instead.",
             )
             return today.replace(day=1)
         return month

@@ -63,13 +63,27 @@ def test_calendar_only_lists_articles_the_user_may_edit(client, demo):
 
 
 @pytest.mark.parametrize(
-    "month", ["", "2026", "2026-13", "2026-00", "2026-1", "0000-01", "9999-12", "１２３４-05", "2026-11-01", "x" * 500]
+    "month",
+    [
+        "",
+        "2026",
+        "2026-13",
+        "2026-00",
+        "2026-1",
+        "0000-01",
+        "9999-12",
+        "3000-01",
+        "1969-12",
+        "１２３４-05",
+        "2026-11-01",
+        "x" * 500,
+    ],
 )
 def test_bad_month_values_fall_back_to_this_month_with_a_warning(admin_client, demo, month):
     response = admin_client.get(URL, {"month": month})
     assert response.status_code == 200
     html = response.content.decode()
-    assert "Choose a month as YYYY-MM" in html
+    assert "Choose a month as YYYY-MM from 1970-01 to 2999-12" in html
     assert timezone.localdate().strftime("%B %Y") in html
 
 

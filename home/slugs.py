@@ -89,8 +89,15 @@ def page_route_slugs(page_class) -> dict[str, list[str]]:
 
 def site_url_slugs() -> dict[str, list[str]]:
     """The slugs a site's root page keeps from its children: ``{segment: [addresses]}`` of the
-    project's URLconf, whose paths Django matches before Wagtail's pages (``admin``, ``search``...)."""
-    return first_segments(route_addresses(get_resolver().url_patterns))
+    project's URLconf, whose paths Django matches before Wagtail's pages (``admin``, ``search``...),
+    and of ``STATIC_URL`` and ``MEDIA_URL`` where they are paths on this site: WhiteNoise or the
+    front end answers those before Django, whether or not the URLconf names them (it names
+    ``media`` only under DEBUG)."""
+    addresses = list(route_addresses(get_resolver().url_patterns))
+    for prefix in (settings.STATIC_URL, settings.MEDIA_URL):
+        if prefix and prefix.startswith("/") and not prefix.startswith("//"):
+            addresses.append(prefix.lstrip("/") + "<path>")
+    return first_segments(addresses)
 
 
 def reserved_addresses(parent) -> dict[str, list[str]]:

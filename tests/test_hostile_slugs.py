@@ -262,7 +262,19 @@ def test_the_reserved_slugs_are_read_from_the_routes():
     assert page_route_slugs(BlogIndexPage)["authors"] == ["authors/<slug>/"]
     assert set(page_route_slugs(TopicPage)) == {"feed"}
     assert page_route_slugs(ArticlePage) == {}
-    assert {"admin", "search", "documents", "api", "review", "_util"} <= set(SITE_SLUGS)
+    assert {"admin", "search", "documents", "api", "review", "_util", "static", "media"} <= set(SITE_SLUGS)
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_static_and_media_paths_are_kept_whatever_the_urlconf_names(settings, debug):
+    """WhiteNoise answers /static/ and the front end /media/ before Django's URLconf, which
+    names /media/ only under DEBUG (``make run``)."""
+    settings.DEBUG = debug
+    slugs = site_url_slugs()
+    assert slugs["static"][-1] == "static/<path>"
+    assert "media/<path>" in slugs["media"]
+    settings.MEDIA_URL = "https://media.example.com/"
+    assert "media/<path>" not in site_url_slugs().get("media", [])
 
 
 @pytest.mark.parametrize("slug", BLOG_INDEX_SLUGS)

@@ -171,7 +171,13 @@ def usable_query(query: QueryDict, checks: Mapping[str, Check]) -> tuple[QueryDi
         if name not in checks:
             unknown.append(name)
             continue
-        value, warning = checks[name](query.getlist(name)[-1])
+        values = query.getlist(name)
+        if len(values) > 1:
+            warnings.append(
+                f"“{shown(name)}” was given {len(values)} times: this list uses one value, the last "
+                f"(“{shown(values[-1])}”)."
+            )
+        value, warning = checks[name](values[-1])
         if warning:
             warnings.append(warning)
         if value is not None:

@@ -303,6 +303,24 @@ def test_good_filters_still_filter_without_a_warning(admin_client, lifecycle, de
     assert csv_rows(admin_client.get(URL, {"export": "csv", "status": "draft"}))[0]["Title"] == "Zz draft"
 
 
+@pytest.mark.parametrize("parameter", ["topic", "author", "status", "o", "q"])
+def test_a_repeated_parameter_says_that_only_its_last_value_is_used(admin_client, demo, parameter):
+    """``?topic=5&topic=6`` filtered by topic 6 alone without a word: the listing takes one value."""
+    values = {
+        "topic": [str(demo.topics["gpu-costs"].pk), str(demo.topics["inference-performance"].pk)],
+        "author": [str(AuthorFactory(name="Ada Lovelace").pk), str(demo.articles[0].authors.first().pk)],
+        "status": ["live", "draft"],
+        "o": ["0", "1"],
+        "q": ["gpu", "cost"],
+    }[parameter]
+    response = admin_client.get(f"{URL}?{parameter}={values[0]}&{parameter}={values[1]}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f"“{parameter}” was given 2 times: this list uses one value, the last (“{values[1]}”)." in html
+    one = admin_client.get(URL, {parameter: values[1]}).content.decode()
+    assert result_count(html) == result_count(one)
+
+
 def test_warnings_are_for_users_who_may_see_the_listing(client, demo):
     response = client.get(URL, {"topic": "abc"}, follow=True)
     assert response.redirect_chain and "/login/" in response.redirect_chain[-1][0]

@@ -179,6 +179,26 @@ def test_a_focal_point_outside_the_image_is_refused(admin_client, focal_point):
     assert not SiteImage.objects.filter(title="focal.png").exists()
 
 
+INCOMPLETE = [
+    {"x": "10"},
+    {"x": "650", "y": "350"},
+    {"x": "650", "y": "350", "width": "100"},
+    {"width": "100", "height": "100"},
+    {"y": "0", "height": "0"},
+]
+
+
+@pytest.mark.parametrize("focal_point", INCOMPLETE, ids=str)
+def test_an_incomplete_focal_point_is_refused(admin_client, focal_point):
+    """Wagtail ignores a focal point without all four values: stored, it looked set and did nothing."""
+    response = add_with_focal_point(admin_client, **focal_point)
+    assert response.status_code == 200
+    (error,) = response.context["form"].errors["__all__"]
+    assert error.startswith("The focal point is incomplete (it needs its centre and its area).")
+    assert error in banner(response)
+    assert not SiteImage.objects.filter(title="focal.png").exists()
+
+
 @pytest.mark.parametrize("focal_point", INSIDE, ids=str)
 def test_a_focal_point_inside_the_image_is_saved(admin_client, focal_point):
     x, y, width, height = focal_point

@@ -9,6 +9,9 @@ the focal point chooser on the edit page. Two gaps in Wagtail 8.0:
   "The image could not be created due to errors" and "Go to the first error" with no error to go
   to. ``FocalPointFormMixin`` moves those errors into one error of the form that names the
   focal point (Wagtail lists a form's own errors in its message banner).
+- A focal point with only some of its four values was saved too: Wagtail ignores it, so it
+  looked set and did nothing. It is refused. (An area of no pixels is a point, which the chooser
+  can make: it stays.)
 - A focal point outside the image (5000, 5000 on a 1300x700 image) was saved. It is refused, not
   clamped: the chooser only makes areas inside the image, so one outside comes from a hand-made
   post, or from replacing the file with a smaller picture while keeping the old focal point;
@@ -60,7 +63,7 @@ class FocalPointFormMixin:
                 for name in unreadable
             )
             for name in unreadable:
-                del self._errors[name]
+                del self.errors[name]
             self.add_error(
                 None,
                 ValidationError(
@@ -87,8 +90,16 @@ class FocalPointFormMixin:
 
     def focal_point_outside_error(self, cleaned_data) -> ValidationError | None:
         values = [cleaned_data.get(name) for name in FOCAL_POINT_FIELDS]
+        given = [name for name, value in zip(FOCAL_POINT_FIELDS, values, strict=True) if value is not None]
+        if given and len(given) < len(FOCAL_POINT_FIELDS):
+            # Wagtail ignores a focal point without all four values: stored, it would look set.
+            return ValidationError(
+                "The focal point is incomplete (it needs its centre and its area). "
+                "Set the focal point again on the image, or remove it.",
+                code="focal_point_incomplete",
+            )
         size = self.image_size(cleaned_data)
-        if None in values or size is None:  # no focal point (Wagtail needs all four), or no image
+        if not given or size is None:  # no focal point, or no image
             return None
         x, y, area_width, area_height = values
         width, height = size

@@ -189,8 +189,7 @@ def usable_query(query: QueryDict, checks: Mapping[str, Check]) -> tuple[QueryDi
     if warnings and "export" in usable:
         del usable["export"]
         warnings.append("Nothing was downloaded: check the list below and download it again.")
-    usable._mutable = False
-    return usable, warnings
+    return QueryDict(usable.urlencode()), warnings  # read-only, as request.GET is
 
 
 def apply(view, request) -> None:

@@ -289,16 +289,21 @@ def test_the_test_settings_leave_renditions_to_the_first_reader(client, demo, dj
     )
 
 
+def publish_with_renditions_on(settings, article, capture_on_commit_callbacks):
+    """Publish ``article`` with ``BLOG_RENDITIONS_ON_PUBLISH`` on, its card image's renditions
+    deleted first (the prepared database holds them already: tests/demo_database.py)."""
+    settings.BLOG_RENDITIONS_ON_PUBLISH = True
+    SiteRendition.objects.filter(image=article.image).delete()
+    caches["renditions"].clear()
+    with capture_on_commit_callbacks(execute=True):
+        article.save_revision().publish()
+
+
 def test_renditions_on_publish_when_the_setting_is_on(settings, demo, django_capture_on_commit_callbacks):
     from blog.renditions import ARTICLE_RENDITION_SPECS
 
-    settings.BLOG_RENDITIONS_ON_PUBLISH = True
     article = demo.articles[1]
-    # The prepared database holds them already (tests/demo_database.py): start without.
-    SiteRendition.objects.filter(image=article.image).delete()
-    caches["renditions"].clear()
-    with django_capture_on_commit_callbacks(execute=True):
-        article.save_revision().publish()
+    publish_with_renditions_on(settings, article, django_capture_on_commit_callbacks)
     made = set(SiteRendition.objects.filter(image=article.image).values_list("filter_spec", flat=True))
     assert made == set(ARTICLE_RENDITION_SPECS)
 
@@ -306,12 +311,8 @@ def test_renditions_on_publish_when_the_setting_is_on(settings, demo, django_cap
 def test_the_api_shows_renditions_that_publishing_made(settings, client, demo, django_capture_on_commit_callbacks):
     """The API's image fields ask for specs that publishing makes: the first API request after a
     publish makes no rendition (a spec of its own cost 0.15 s an article, 3.9 s for 20)."""
-    settings.BLOG_RENDITIONS_ON_PUBLISH = True
     article = demo.articles[2]
-    SiteRendition.objects.filter(image=article.image).delete()
-    caches["renditions"].clear()
-    with django_capture_on_commit_callbacks(execute=True):
-        article.save_revision().publish()
+    publish_with_renditions_on(settings, article, django_capture_on_commit_callbacks)
     made = SiteRendition.objects.filter(image=article.image).count()
     response = client.get(f"/api/v2/pages/{article.pk}/")
     assert response.status_code == 200

@@ -124,11 +124,16 @@ def test_an_editor_may_still_retitle_an_image_in_live_use(client, live_image, ed
     assert SiteImage.objects.get(pk=live_image.pk).title == "Better library name"
 
 
+# A focal point is its centre and its area: one without all four values is refused
+# (home/image_uploads/focal_point.py).
+FOCAL_AREA = {"focal_point_width": "4", "focal_point_height": "4"}
+
+
 def test_a_moderator_may_replace_an_image_in_live_use(client, live_image, moderator):
     article_url = live_image.reader_url
     seen = reader_media(article_url)
     client.force_login(moderator)
-    response = edit_image(client, live_image, file=png("blue"), focal_point_x="5", focal_point_y="5")
+    response = edit_image(client, live_image, file=png("blue"), focal_point_x="5", focal_point_y="5", **FOCAL_AREA)
     assert response.status_code == 302
     image = SiteImage.objects.get(pk=live_image.pk)
     assert image.focal_point_x == 5
@@ -142,7 +147,7 @@ def test_an_editor_may_replace_an_image_only_drafts_use(client, demo, editor):
     draft = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]], image=image, live=False)
     ReferenceIndex.create_or_update_for_object(draft)
     client.force_login(editor)
-    response = edit_image(client, image, file=png("green"), focal_point_x="7", focal_point_y="7")
+    response = edit_image(client, image, file=png("green"), focal_point_x="7", focal_point_y="7", **FOCAL_AREA)
     assert response.status_code == 302
     assert SiteImage.objects.get(pk=image.pk).focal_point_x == 7
 

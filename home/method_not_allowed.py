@@ -22,7 +22,7 @@ Django's own ``dispatch`` with its ``http_method_not_allowed``. Everything else,
 
 import re
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.template.loader import render_to_string
 from django.urls import get_resolver, get_urlconf
 from django.views import csrf
@@ -106,8 +106,6 @@ def refusal_whatever_the_token(request):
         path = match.args[0] if match.args else match.kwargs.get("path", "")
         route = Page.route_for_request(request, path)  # Wagtail's routing, as serve does it
         if route is None:
-            from django.http import Http404
-
             exception = Http404("No page at this address")
             return get_resolver(get_urlconf()).resolve_error_handler(404)(request, exception)
         return page_refusal(request, *route)
@@ -133,8 +131,7 @@ def class_based_view_refusal(request, match):
     if view_class is None or view_class.dispatch is not View.dispatch or view_class.view_is_async:
         return None
     view = view_class(**getattr(match.func, "view_initkwargs", {}))
-    if hasattr(view, "get") and not hasattr(view, "head"):
-        view.head = view.get  # as View.setup does
+    view.setup(request, *match.args, **match.kwargs)  # Django's own set-up (HEAD answered as GET)
     method = request.method.lower()
     if method in view.http_method_names and hasattr(view, method):
         return None

@@ -181,9 +181,11 @@ def new_article_url(user) -> str | None:
 def move_scheduled(request):
     """``POST /admin/calendar/move/``: move a scheduled article to another day (``page``, ``day``, ``month``).
 
-    A non-numeric ``page`` is a 400, an unknown article a 404 and a user who may not publish it a
-    403; a malformed day, or a move ``move_schedule`` refuses, returns to the calendar with the
-    reason as an error message and changes nothing. ``month`` (YYYY-MM) is the month to return to.
+    A non-numeric ``page`` is a 400 and an unknown article a 404. A user who may not publish it
+    gets Wagtail's answer to ``PermissionDenied`` in the admin (``require_admin_access``): back to
+    the dashboard with its permission message (a 403 with ``X-Requested-With: XMLHttpRequest``).
+    A malformed day, or a move ``move_schedule`` refuses, returns to the calendar with the reason
+    as an error message and changes nothing. ``month`` (YYYY-MM) is the month to return to.
     """
     from .models import ArticlePage
 

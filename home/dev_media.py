@@ -11,6 +11,7 @@ import posixpath
 import re
 
 from django.conf import settings
+from django.core.exceptions import SuspiciousFileOperation
 from django.http import Http404
 from django.urls import re_path
 from django.views.static import serve
@@ -25,11 +26,17 @@ def documents_folder() -> str:
 
 def serve_media(request, path: str):
     """Django's ``static.serve`` for ``MEDIA_ROOT``, but a 404 for anything in the documents
-    folder, however the path spells it (``./``, ``..``, doubled or back slashes)."""
+    folder, however the path spells it (``./``, ``..``, doubled or back slashes), and for any path
+    that cannot name a file in ``MEDIA_ROOT``: one leaving it (``static.serve`` would answer 400 with
+    the debug page) or one the file system refuses (a name over 255 bytes raised ``OSError`` in
+    ``static.serve``'s ``is_dir()``: a 500)."""
     normalised = posixpath.normpath(path.replace("\\", "/")).lstrip("/")
     if normalised.split("/")[0] == documents_folder():
         raise Http404("Documents are served by their own view.")
-    return serve(request, path, document_root=settings.MEDIA_ROOT)
+    try:
+        return serve(request, path, document_root=settings.MEDIA_ROOT)
+    except (SuspiciousFileOperation, OSError) as error:
+        raise Http404("No such media file.") from error
 
 
 def dev_media_urlpatterns() -> list:

@@ -68,10 +68,10 @@ def route_addresses(patterns: Iterable) -> Iterator[str]:
 
 
 def first_segments(addresses: Iterable[str]) -> dict[str, list[str]]:
-    """``{segment: [addresses]}``: each address under its first path segment, leaving out the
+    """``{segment: [addresses]}``: each address once under its first path segment, leaving out the
     empty one (the page's own URL) and those that are a parameter (``<year>/``)."""
     segments = {}
-    for address in addresses:
+    for address in dict.fromkeys(addresses):  # once each: DEBUG's media route repeats MEDIA_URL
         segment = address.split("/", 1)[0]
         if segment and "<" not in segment:
             segments.setdefault(segment, []).append(address)
@@ -107,7 +107,7 @@ def reserved_addresses(parent) -> dict[str, list[str]]:
     reserved = dict(page_route_slugs(parent.specific_class))
     if parent.is_site_root():
         for slug, addresses in site_url_slugs().items():
-            reserved[slug] = reserved.get(slug, []) + addresses
+            reserved[slug] = list(dict.fromkeys(reserved.get(slug, []) + addresses))
     return reserved
 
 

@@ -30,7 +30,7 @@ from wagtail.test.utils.form_data import inline_formset, nested_form_data
 import pytest
 
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
-from home.slugs import page_route_slugs, site_url_slugs, slug_problem
+from home.slugs import page_route_slugs, reserved_slug_problem, site_url_slugs, slug_problem
 
 from .admin_forms import article_form_data
 from .factories import ArticlePageFactory, AuthorFactory, BlogIndexPageFactory, HomePageFactory, TopicPageFactory
@@ -275,6 +275,15 @@ def test_static_and_media_paths_are_kept_whatever_the_urlconf_names(settings, de
     assert "media/<path>" in slugs["media"]
     settings.MEDIA_URL = "https://media.example.com/"
     assert "media/<path>" not in site_url_slugs().get("media", [])
+
+
+def test_an_address_both_the_urlconf_and_media_url_name_is_named_once(settings, demo):
+    """Under DEBUG (``make run``) the URLconf's media route and ``MEDIA_URL`` are the same address:
+    the message named it twice ("serves /media/<path> and /media/<path>")."""
+    settings.ROOT_URLCONF = "tests.test_security_dev_media"  # the site's URLs with runserver's media route
+    assert site_url_slugs()["media"] == ["media/<path>"]
+    problem = reserved_slug_problem("media", demo.home)
+    assert "already serves /media/<path>, and a page at /media/ would clash with it." in problem
 
 
 @pytest.mark.parametrize("slug", BLOG_INDEX_SLUGS)

@@ -46,6 +46,27 @@ def test_document_files_are_not_served_from_the_media_folder(client, media, path
     assert b"private notes" not in b"".join(getattr(response, "streaming_content", [response.content]))
 
 
+# Paths that name no file in MEDIA_ROOT: leaving it (Django's ``static.serve`` answered 400 with the
+# debug page) or refused by the file system (a name over 255 bytes: ``OSError``, a 500).
+NOT_A_MEDIA_FILE = {
+    "dot-dot": "/media/../var/db.sqlite3",
+    "encoded dot-dot": "/media/%2e%2e%2fdb.sqlite3",
+    "dot-dot past the root": "/media/original_images/../../../etc/passwd",
+    "encoded back slashes": "/media/..%5c..%5cetc%5cpasswd",
+    "256-byte name": "/media/" + "A" * 256,
+    "304-byte file name": "/media/original_images/" + "b" * 300 + ".png",
+    "256 bytes in UTF-8": "/media/" + "é" * 128,
+    "path over PATH_MAX": "/media/" + "/".join(["c" * 255] * 20),
+    "3,000 folders deep": "/media/" + "d/" * 3000,
+    "missing file": "/media/original_images/missing.png",
+}
+
+
+@pytest.mark.parametrize("path", NOT_A_MEDIA_FILE.values(), ids=NOT_A_MEDIA_FILE.keys())
+def test_a_path_that_names_no_media_file_is_a_404(client, media, path):
+    assert client.get(path).status_code == 404
+
+
 def test_images_are_still_served(client, media):
     response = client.get("/media/original_images/rack.png")
     assert response.status_code == 200

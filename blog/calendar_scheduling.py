@@ -11,8 +11,9 @@
 - ``move_schedule`` moves an article's approved, scheduled revision to another day: it saves a
   new revision with the new go-live time and publishes it through Wagtail's
   ``Revision.publish`` (``PublishRevisionAction``: the publish permission check, scheduling,
-  unscheduling the old revision and the "scheduled" history entry), after the same publish
-  gates the editor applies (``blog.forms.article_problems``).
+  unscheduling the old revision and the "scheduled" history entry), after the same checks the
+  editor applies on publish (``ArticlePage.publish_problems``: the publish gates and the model's
+  own validation).
 """
 
 from contextvars import ContextVar
@@ -30,7 +31,6 @@ from wagtail.signals import init_new_page
 from home.page_forms import LATEST_SHOWABLE, UNSHOWABLE_TIME, is_showable
 
 from .admin_listing_query import shown
-from .forms import article_problems
 
 # The time of day a new article from the calendar goes live, in the site's time zone.
 NEW_ARTICLE_TIME = time(9, 0)
@@ -127,7 +127,7 @@ def move_schedule(page, day: date, user):
     ``page`` is the specific page, ``day`` a date in the site's time zone, ``user`` the moderator.
     Raises ``PermissionDenied`` unless the user may publish the page, and ``MoveRefused`` when
     the page has no schedule, has a newer draft or a lock, the new time is not in the future or
-    not before the page's expiry, or the publish gates fail.
+    not before the page's expiry, or the publish checks fail (``ArticlePage.publish_problems``).
     """
     if not page.permissions_for_user(user).can_publish():
         raise PermissionDenied
@@ -158,17 +158,9 @@ def move_schedule(page, day: date, user):
             f"“{page.draft_title}” expires on {timezone.localtime(draft.expire_at):%Y-%m-%d %H:%M}: "
             "choose an earlier day or change its expiry in the editor."
         )
-    problems = article_problems(
-        summary=draft.summary,
-        image=draft.image,
-        image_alt=draft.image_alt,
-        image_decorative=draft.image_decorative,
-        topics=draft.topics.all(),
-        search_description=draft.search_description,
-        body=draft.body,
-    )
+    problems = draft.publish_problems()
     if problems:
-        raise MoveRefused(" ".join(problem.message for problem in problems))
+        raise MoveRefused(" ".join(problems))
     draft.go_live_at = go_live_at
     try:
         revision = draft.save_revision(user=user, log_action=True)

@@ -165,6 +165,20 @@ def article_problems(
     return problems
 
 
+def article_page_problems(page) -> list[Problem]:
+    """``article_problems`` of an article page's own values: a revision's ``as_object()`` (what
+    publishing it makes live), or the page's row."""
+    return article_problems(
+        summary=page.summary,
+        image=page.image,
+        image_alt=page.image_alt,
+        image_decorative=page.image_decorative,
+        topics=page.topics.all(),
+        search_description=page.search_description,
+        body=page.body,
+    )
+
+
 def heading_order_problems(body) -> list[Problem]:
     """An h3 heading before the body's first h2 is out of order (the outline would skip a level)."""
     problems = []

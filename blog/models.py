@@ -39,10 +39,11 @@ from wagtail.search.tasks import insert_or_update_object_task
 from home.caching import memo
 from home.models import SOCIAL_IMAGE_SPEC, BasePage
 from home.public_pages import exclude_private, in_request_site
+from home.publish_checks import described, model_problems
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
-from .forms import ArticlePageForm, AuthorForm
+from .forms import ArticlePageForm, AuthorForm, article_page_problems
 from .fragments import PAGE_CODE_VERSION, article_card_row, article_state
 from .listings import (
     CARD_FIELDS,
@@ -662,6 +663,14 @@ class ArticlePage(BasePage):
     # writes them: it would file a newly added topic or author late, and with a second indexing
     # here every save cost two. Deleted articles leave the index through search/freshness.py.
     search_auto_update = False
+
+    def publish_problems(self) -> list[str]:
+        """The publish gates' advice (``blog.forms.article_page_problems``), then what else the
+        model refuses (``BasePage.publish_problems``; a blank or over-long field the gates
+        already advise on is not said twice)."""
+        gates = article_page_problems(self)
+        advised = {problem.field for problem in gates}
+        return [problem.message for problem in gates] + described(self, model_problems(self), advised)
 
     @classmethod
     def _saves_indexed_fields(cls, update_fields) -> bool:

@@ -15,6 +15,7 @@ from .caching import memo
 from .links import points_at_cms_admin, validate_link
 from .page_forms import SiteCopyForm, SiteModelForm, SitePageForm
 from .public_pages import restricted_paths
+from .publish_checks import described, model_problems
 
 
 def validate_not_cms_admin(value: str) -> None:
@@ -108,6 +109,16 @@ class BasePage(Page):
 
     # Fields that stand in for the meta description when editors leave it blank, first non-empty wins.
     meta_description_fallbacks: tuple[str, ...] = ("summary",)
+
+    def publish_problems(self) -> list[str]:
+        """What stops this page's values (a revision's ``as_object()``, or the page's row) from
+        going live, each in words that say what to fix; ``[]`` if they may.
+
+        The model's own validation here (``home.publish_checks``); a page type with rules of its
+        own extends it (``ArticlePage``: the publish gates). The admin paths that publish without
+        the editor's form ask this first.
+        """
+        return described(self, model_problems(self))
 
     def get_view_restrictions(self):
         """The view restrictions on this page and its ancestors, in one query (Wagtail's own

@@ -1,19 +1,24 @@
 """Wagtail hooks of the home app: the ``exact-WxH`` image operation, the copy page view's
 check of its ``new_parent_page`` (every page type), moves refused where the page's slug is one
-the new parent keeps for its own addresses, rich text page links that lead readers only to pages
+the new parent keeps for its own addresses, the publish checks of the bulk Publish and of
+"Publish copies" (``home.publish_checks``), rich text page links that lead readers only to pages
 they can open, the "Unavailable links" report, autosaves collapsed in History, and reader pages
 that answer only the methods that read them."""
 
 from django.db import connection
+from django.forms import CheckboxInput
 from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
 from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.http import urlencode
 
 from wagtail import hooks
 from wagtail.admin import messages
+from wagtail.admin.utils import get_valid_next_url_from_request
 from wagtail.images.image_operations import FilterOperation
 from wagtail.models import Page
 
-from . import autosave_history
+from . import autosave_history, publish_checks
 from .slugs import reserved_slug_problem
 
 
@@ -139,6 +144,38 @@ def refuse_copy_without_a_parent(request, page):
     return None
 
 
+@hooks.register("before_copy_page")
+def refuse_publishing_copies_that_fail_the_checks(request, page):
+    """Back to the copy form, with each page named and what to fix, when "Publish copies" would
+    make live a copy of a page that fails the checks the editor applies on publish
+    (``home.publish_checks.copy_failures``): Wagtail copies a live page's row and publishes the
+    copy with no check, so a live page that no longer passes (its card image deleted since) was
+    a 500, and one that never did went live again unchecked. Copies as drafts are not checked,
+    as drafts may be incomplete. Runs after ``refuse_copy_without_a_parent``; None lets the copy
+    go on."""
+    if request.method != "POST":
+        return None
+    checked = CheckboxInput().value_from_datadict
+    if not checked(request.POST, None, "publish_copies") or checked(request.POST, None, "alias"):
+        return None
+    # Wagtail keeps copies live only where the user may publish under the new parent.
+    parent = Page.objects.get(pk=request.POST["new_parent_page"])
+    if not parent.permissions_for_user(request.user).can_publish_subpage():
+        return None
+    failures = publish_checks.copy_failures(page, checked(request.POST, None, "copy_subpages"))
+    if not failures:
+        return None
+    publish_checks.report_failures(
+        request,
+        "Nothing was copied.",
+        failures,
+        "Fix these in the page editor first, or copy without “Publish copies” to get drafts.",
+    )
+    url = reverse("wagtailadmin_pages:copy", args=(page.pk,))
+    next_url = get_valid_next_url_from_request(request)
+    return redirect(f"{url}?{urlencode({'next': next_url})}" if next_url else url)
+
+
 @hooks.register("before_move_page")
 def refuse_move_onto_a_reserved_slug(request, page, destination):
     """Back to the move chooser, with the clash named, when ``page``'s slug is one ``destination``
@@ -167,7 +204,27 @@ def refuse_bulk_move_onto_reserved_slugs(request, action_type, objects, action):
     if not problems:
         return None
     messages.error(request, "No page was moved. " + " ".join(problems))
-    return redirect(action.next_url)
+    return redirect(publish_checks.bulk_return_url(request, objects))
+
+
+@hooks.register("before_bulk_action")
+def refuse_bulk_publish_of_pages_that_fail_the_checks(request, action_type, objects, action):
+    """Nothing is published if any page the bulk Publish would make live (the selected pages and,
+    with "include descendants", their drafts) fails the checks the editor applies on publish
+    (``home.publish_checks.bulk_publish_failures``). One error names each page and what to fix,
+    with a button to its editor, and the user goes back to the action's ``next`` (else the
+    listing). Wagtail runs the hook on the confirmation's POST, after its permission checks and
+    before it publishes anything; None lets it publish."""
+    if action_type != "publish" or not issubclass(action.model, Page):
+        return None
+    include_descendants = bool(action.cleaned_form.cleaned_data.get("include_descendants"))
+    failures = publish_checks.bulk_publish_failures(objects, request.user, include_descendants)
+    if not failures:
+        return None
+    publish_checks.report_failures(
+        request, "No page was published.", failures, "Fix these in the page editor, then publish again."
+    )
+    return redirect(publish_checks.bulk_return_url(request, objects))
 
 
 # Autosaves by one person a few minutes apart share a revision (home/autosave_history.py).

@@ -1,12 +1,13 @@
 """Publish gates: incomplete articles may be saved as drafts but not published, scheduled or submitted."""
 
+from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from wagtail.models import WorkflowState
 
 import pytest
 
-from blog.forms import GATE_SUMMARY, article_problems
+from blog.forms import GATE_SUMMARY, article_page_problems
 from blog.models import ArticlePage
 
 from .admin_forms import GOOD_BODY, article_form_data
@@ -28,16 +29,7 @@ def errors_of(response) -> dict:
 
 def test_every_demo_article_passes_the_gates(demo):
     for article in demo.articles:
-        problems = article_problems(
-            summary=article.summary,
-            image=article.image,
-            image_alt=article.image_alt,
-            image_decorative=article.image_decorative,
-            topics=article.topics.all(),
-            search_description=article.search_description,
-            body=article.body,
-        )
-        assert problems == [], article.title
+        assert article_page_problems(article) == [], article.title
 
 
 @pytest.mark.parametrize(
@@ -126,3 +118,150 @@ def test_scheduling_an_incomplete_article_is_refused(client, demo, moderator):
     assert response.status_code == 200
     assert "Write a summary" in errors_of(response)["summary"]
     assert not ArticlePage.objects.filter(slug="scheduled-incomplete").exists()
+
+
+# The same checks where the admin publishes without the editor's form (home/publish_checks.py) --
+# The bulk Publish: tests/test_blog_bulk_actions.py.
+
+
+def test_every_demo_page_passes_the_publish_checks(demo):
+    """No false refusals: the checks of the admin paths without a form pass every demo page,
+    as published and as its latest revision."""
+    from wagtail.models import Page
+
+    from home.publish_checks import latest_content, problems_of
+
+    pages = list(Page.objects.filter(depth__gt=1).specific())
+    assert len(pages) > len(demo.articles)
+    for page in pages:
+        assert problems_of(page) == [], page.title
+        assert problems_of(latest_content(page)) == [], page.title
+
+
+def test_an_authorless_article_is_refused_as_the_editor_refuses_it(demo):
+    """``ArticlePage.publish_problems`` (the bulk Publish, Approve, the calendar's Move) adds what the
+    editor's form requires beyond the gates."""
+    article = demo.articles[0]
+    article.authors.set([])
+    assert article.publish_problems() == ["Authors: This field cannot be blank."]
+
+
+def edit_url(page):
+    return reverse("wagtailadmin_pages:edit", args=(page.pk,))
+
+
+def save_draft_in_review(client, article, **changes):
+    """Save a draft of ``article`` (in review) as the logged-in moderator does in the editor."""
+    response = client.post(edit_url(article), article_form_data(article.slug, **changes))
+    assert response.status_code == 302
+
+
+def approve_url(page):
+    page = ArticlePage.objects.get(pk=page.pk)
+    task_state = page.current_workflow_task_state
+    return reverse("wagtailadmin_pages:workflow_action", args=(page.pk, "approve", task_state.pk))
+
+
+def submitted(client, demo, editor) -> ArticlePage:
+    client.force_login(editor)
+    response = client.post(add_url(demo.blog), article_form_data("in-review", action="submit"))
+    assert response.status_code == 302
+    return ArticlePage.objects.get(slug="in-review")
+
+
+@pytest.mark.parametrize(
+    ("changes", "advice"),
+    [
+        # Was a 500 (Wagtail's publish ran full_clean on the draft).
+        ({"image": ""}, "Choose a card image"),
+        # Was published as it was.
+        (
+            {
+                "search_description": "",
+                "body": [("heading", {"text": "Too deep too soon", "level": "h3", "anchor": ""}), *GOOD_BODY],
+            },
+            "Heading “Too deep too soon” (block 1) is a subsection (h3) before any section (h2)",
+        ),
+    ],
+    ids=["no-image", "heading-and-meta-description"],
+)
+def test_approving_from_the_dashboard_checks_the_draft_it_would_publish(
+    client, demo, editor, moderator, changes, advice
+):
+    article = submitted(client, demo, editor)
+    client.force_login(moderator)
+    save_draft_in_review(client, article, **changes)  # moderators may edit a page in review
+
+    response = client.post(approve_url(article), {"next": "/admin/"}, follow=True)
+    assert response.redirect_chain == [("/admin/", 302)]
+    html = response.content.decode()
+    assert "Not approved, so nothing was published. “A new deep-dive”:" in html
+    assert advice in html
+    article.refresh_from_db()
+    assert not article.live
+    state = WorkflowState.objects.for_instance(article).get()
+    assert state.status == WorkflowState.STATUS_IN_PROGRESS  # still waiting for review
+
+    # "Approve with comment" (the modal) is told where to go, as Wagtail's view tells it.
+    response = client.post(
+        approve_url(article), {"comment": "Looks fine."}, headers={"x-requested-with": "XMLHttpRequest"}
+    )
+    assert response.json() == {"step": "success", "redirect": edit_url(article)}
+    assert not ArticlePage.objects.get(pk=article.pk).live
+
+    # Fixed in the editor, the same approval publishes.
+    save_draft_in_review(client, article)
+    assert client.post(approve_url(article)).status_code == 302
+    assert ArticlePage.objects.get(pk=article.pk).live
+
+
+def test_the_approval_check_leaves_wagtails_own_refusals_alone(client, demo, editor, moderator):
+    article = submitted(client, demo, editor)
+    client.force_login(moderator)
+    save_draft_in_review(client, article, search_description="")
+    # The editor may not approve: Wagtail refuses them before anything is checked, and they are
+    # not told what the draft lacks.
+    client.force_login(editor)
+    response = client.post(approve_url(article))
+    assert response.status_code in (302, 403)
+    assert not any("Not approved" in str(message) for message in get_messages(response.wsgi_request))
+    assert not ArticlePage.objects.get(pk=article.pk).live
+
+
+def copy_url(page):
+    return reverse("wagtailadmin_pages:copy", args=(page.pk,))
+
+
+def copy_form(demo, slug, **extra):
+    return {"new_title": "The copy", "new_slug": slug, "new_parent_page": demo.blog.pk, **extra}
+
+
+def test_publishing_a_copy_checks_the_live_content_it_copies(admin_client, demo):
+    from home.models import SiteImage
+
+    from .factories import ArticlePageFactory, SiteImageFactory
+
+    image = SiteImageFactory()
+    article = ArticlePageFactory(
+        parent=demo.blog, title="Card gone", image=image, topics=[demo.topics["gpu-costs"]], search_description="S."
+    )
+    article.save_revision().publish()
+    SiteImage.objects.filter(pk=image.pk).delete()  # the live page's card image goes (SET_NULL)
+
+    # Was a 500: Wagtail saves the live copy with full_clean.
+    response = admin_client.post(copy_url(article), copy_form(demo, "copy-live", publish_copies="on"), follow=True)
+    assert response.redirect_chain == [(copy_url(article), 302)]
+    html = response.content.decode()
+    assert "Nothing was copied. “Card gone”: Choose a card image" in html
+    assert not ArticlePage.objects.filter(slug="copy-live").exists()
+
+    # A copy as a draft may be incomplete, as any draft.
+    assert admin_client.post(copy_url(article), copy_form(demo, "copy-draft")).status_code == 302
+    assert not ArticlePage.objects.get(slug="copy-draft").live
+
+
+def test_publishing_a_copy_of_a_complete_article_still_works(admin_client, demo):
+    article = demo.articles[0]
+    response = admin_client.post(copy_url(article), copy_form(demo, "copy-published", publish_copies="on"))
+    assert response.status_code == 302
+    assert ArticlePage.objects.get(slug="copy-published").live

@@ -464,17 +464,13 @@ def test_our_sqlite_compilers_escape_quotes_and_match_fields_on_columns():
     assert [author.name for author in backend.search("compiler", Author, fields=["role"])] == ["Grace Hopper"]
 
 
-def _without_our_copy_hook(monkeypatch):
-    """Wagtail's ``before_copy_page`` hooks, ours left out, for the rest of the test."""
+def _without_our_hook(monkeypatch, hook_name, ours):
+    """Wagtail's ``hook_name`` hooks, ``ours`` left out, for the rest of the test."""
     from wagtail import hooks
 
-    from home.wagtail_hooks import refuse_copy_without_a_parent
-
     get_hooks = hooks.get_hooks
-    assert refuse_copy_without_a_parent in get_hooks("before_copy_page")
-    monkeypatch.setattr(
-        hooks, "get_hooks", lambda name: [hook for hook in get_hooks(name) if hook is not refuse_copy_without_a_parent]
-    )
+    assert ours in get_hooks(hook_name)
+    monkeypatch.setattr(hooks, "get_hooks", lambda name: [hook for hook in get_hooks(name) if hook is not ours])
 
 
 @pytest.mark.django_db
@@ -487,13 +483,74 @@ def test_wagtail_copy_view_still_reads_the_parent_before_validating(admin_client
 
     from wagtail.models import Page
 
-    _without_our_copy_hook(monkeypatch)
+    from home.wagtail_hooks import refuse_copy_without_a_parent
+
+    _without_our_hook(monkeypatch, "before_copy_page", refuse_copy_without_a_parent)
     article = demo.articles[0]
     url = f"/admin/pages/{article.pk}/copy/"
     form = {"new_title": "Copy", "new_slug": f"{article.slug}-copy"}
     for parent, error in [(None, MultiValueDictKeyError), ("abc", ValueError), ("99999999", Page.DoesNotExist)]:
         with pytest.raises(error):
             admin_client.post(url, form if parent is None else {**form, "new_parent_page": parent})
+
+
+def _article_the_model_refuses(demo, *, live: bool):
+    """An article whose card image is gone: a draft revision saved without one (Wagtail defers
+    required fields for drafts), or a live page whose image was deleted (``SET_NULL``)."""
+    from home.models import SiteImage
+
+    from .factories import ArticlePageFactory, SiteImageFactory
+
+    image = SiteImageFactory()
+    article = ArticlePageFactory(parent=demo.blog, live=False, image=image, topics=[demo.topics["gpu-costs"]])
+    if live:
+        article.save_revision().publish()
+        SiteImage.objects.filter(pk=image.pk).delete()
+    else:
+        article.image = None
+        article.save_revision(clean=False)
+    return article
+
+
+@pytest.mark.django_db
+def test_wagtail_still_publishes_without_validating_outside_the_editor(admin_client, admin_user, demo, monkeypatch):
+    """docs/upstream.md, "Wagtail: publishing without the editor validates nothing": with our
+    hooks and middleware left out, the bulk Publish, an Approve in the workflow action view and a
+    copy with "Publish copies" of content the model refuses each still raise ``ValidationError``
+    (a 500). Once Wagtail refuses such content itself, ``home.publish_checks`` keeps only the
+    page types' own rules (the article gates and the required relations and body)."""
+    from django.conf import settings
+    from django.test import Client, override_settings
+    from django.urls import reverse
+
+    from home.wagtail_hooks import (
+        refuse_bulk_publish_of_pages_that_fail_the_checks,
+        refuse_publishing_copies_that_fail_the_checks,
+    )
+
+    _without_our_hook(monkeypatch, "before_bulk_action", refuse_bulk_publish_of_pages_that_fail_the_checks)
+    draft = _article_the_model_refuses(demo, live=False)
+    url = reverse("wagtail_bulk_action", args=("wagtailcore", "page", "publish")) + f"?id={draft.pk}"
+    with pytest.raises(ValidationError, match="image"):
+        admin_client.post(url)
+
+    draft.get_workflow().start(draft, admin_user)
+    draft.refresh_from_db()
+    approve = reverse(
+        "wagtailadmin_pages:workflow_action", args=(draft.pk, "approve", draft.current_workflow_task_state.pk)
+    )
+    stock = [name for name in settings.MIDDLEWARE if name != "home.publish_checks.ApprovalChecksMiddleware"]
+    assert len(stock) == len(settings.MIDDLEWARE) - 1
+    with override_settings(MIDDLEWARE=stock), pytest.raises(ValidationError, match="image"):
+        client = Client()  # a new client loads the middleware as overridden
+        client.force_login(admin_user)
+        client.post(approve)
+
+    _without_our_hook(monkeypatch, "before_copy_page", refuse_publishing_copies_that_fail_the_checks)
+    live = _article_the_model_refuses(demo, live=True)
+    form = {"new_title": "Copy", "new_slug": "a-live-copy", "new_parent_page": demo.blog.pk, "publish_copies": "on"}
+    with pytest.raises(ValidationError, match="image"):
+        admin_client.post(reverse("wagtailadmin_pages:copy", args=(live.pk,)), form)
 
 
 def _stock_modeladmin_listing(request):

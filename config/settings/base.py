@@ -109,6 +109,9 @@ MIDDLEWARE = [
     "django_otp.middleware.OTPMiddleware",
     "home.staff_security.mfa.StaffMFAMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After messages: refuses a workflow Approve that would publish a page failing the publish
+    # checks (home/publish_checks.py); before ReviewOutcomeMiddleware, which then says nothing.
+    "home.publish_checks.ApprovalChecksMiddleware",
     # After messages: tells a moderator what their Approve / Request changes did (blog/review_messages.py).
     "blog.review_messages.ReviewOutcomeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -1,0 +1,229 @@
+"""The checks a page passes before it goes live, on the admin paths that publish without the editor.
+
+The page editor validates its whole form before it publishes, schedules, submits or approves:
+the model's fields, and each page type's own rules (for articles the publish gates,
+``blog.forms``). Three admin paths make content live with no form, and Wagtail checks nothing
+there: a draft saved incomplete (drafts may be: Wagtail defers required fields for them) went
+live as it was or, where the model refuses it (``Page.save`` runs ``full_clean`` before a page
+goes live), raised ``ValidationError``: a 500 (docs/upstream.md, "Wagtail: publishing without
+the editor validates nothing"). Each path now checks what it would publish first and, if any
+page fails, publishes nothing and names each page with what to fix:
+
+- the page listing's bulk **Publish**, with its "include descendants": the ``before_bulk_action``
+  hook in ``home/wagtail_hooks.py`` (``bulk_publish_failures``);
+- **Publish copies** in the copy form: the ``before_copy_page`` hook there (``copy_failures``);
+- **Approve** in Wagtail's workflow action view (the dashboard's "Awaiting your review", the
+  page header's workflow menu), which publishes the page's latest revision:
+  ``ApprovalChecksMiddleware``.
+
+A page's problems are ``BasePage.publish_problems()``: the model's own validation
+(``model_problems``, in words by ``described``) and what its page type adds.
+"""
+
+from collections.abc import Sized
+from urllib.parse import urlsplit
+
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.text import capfirst
+
+from wagtail.admin import messages
+from wagtail.admin.modal_workflow import render_modal_workflow
+from wagtail.admin.utils import get_valid_next_url_from_request
+from wagtail.models import Page
+
+# Errors of the model that a page type's own advice on the same field restates (an article's
+# "Choose a card image" says more than "Image: This field cannot be blank."): left out there.
+RESTATED_CODES = frozenset({"blank", "null", "max_length"})
+
+
+def model_problems(page) -> dict[str, list[ValidationError]]:
+    """What the model refuses in ``page``: ``{field name or NON_FIELD_ERRORS: [error, ...]}``,
+    empty if nothing.
+
+    ``page`` is a specific page holding the values to publish (a revision's ``as_object()``, or
+    the page's row). Two sources: ``full_clean``, which ``Page.save`` runs before a page goes
+    live, and each editable field the model requires (``blank=False``) left empty where
+    ``full_clean`` does not look: a many-to-many relation (an article's authors) and an empty
+    StreamField (an article's body), which only the editor's form refuses ("This field is
+    required."). ``full_clean`` may fill in the page's empty slug or draft title, as saving
+    would: pass a copy that nothing else saves.
+    """
+    try:
+        page.full_clean()
+        problems = {}
+    except ValidationError as error:
+        problems = error.update_error_dict({})
+    for field in [*page._meta.concrete_fields, *page._meta.many_to_many]:
+        if field.editable and not field.blank and field.name not in problems and is_empty(page, field):
+            problems[field.name] = [ValidationError(field.error_messages["blank"], code="blank")]
+    return problems
+
+
+def is_empty(page, field) -> bool:
+    """Whether ``page`` has no value for ``field``: no related object, or a sized value of length 0."""
+    value = getattr(page, field.name)
+    if field.many_to_many:
+        return not list(value.all())
+    return isinstance(value, Sized) and len(value) == 0
+
+
+def described(page, problems: dict[str, list[ValidationError]], advised=frozenset()) -> list[str]:
+    """``problems`` (``model_problems``) as sentences: "<field label>: <message>", a message
+    alone for the whole page. Errors whose code is in ``RESTATED_CODES`` on a field in
+    ``advised`` (the fields the page type's own advice covers) are left out."""
+    sentences = []
+    for name, errors in problems.items():
+        if name in advised:
+            errors = [error for error in errors if error.code not in RESTATED_CODES]
+        text = " ".join(message for error in errors for message in error.messages)
+        if not text:
+            continue
+        if name == NON_FIELD_ERRORS:
+            sentences.append(text)
+        else:
+            sentences.append(f"{capfirst(page._meta.get_field(name).verbose_name)}: {text}")
+    return sentences
+
+
+def problems_of(page) -> list[str]:
+    """``page.publish_problems()`` (every ``BasePage``), else the model's problems alone."""
+    if hasattr(page, "publish_problems"):
+        return page.publish_problems()
+    return described(page, model_problems(page))
+
+
+def latest_content(page):
+    """What Wagtail's publish paths make live for ``page`` (any page instance): its latest
+    revision's content as a specific page, else (a page never saved as a revision) a fresh copy
+    of its own row."""
+    revision = page.get_latest_revision()
+    return revision.as_object() if revision is not None else page.get_specific()
+
+
+def bulk_publish_failures(pages, user, include_descendants: bool) -> list[tuple[int, str, list[str]]]:
+    """The pages the bulk Publish would make live that fail their checks, as ``(pk, title,
+    problems)``, in the order it publishes them.
+
+    ``pages`` are the selected pages (Wagtail's ``objects``: ``Page`` instances the user may
+    publish). Wagtail's ``PublishBulkAction.execute_action`` publishes each one's latest revision
+    (or its row) and, with ``include_descendants``, every descendant that is not live and that
+    ``user`` may publish; these are the pages checked, each once.
+    """
+    seen, failures = set(), []
+
+    def check(page):
+        if page.pk in seen:
+            return
+        seen.add(page.pk)
+        content = latest_content(page)
+        problems = problems_of(content)
+        if problems:
+            failures.append((page.pk, content.get_admin_display_title(), problems))
+
+    for page in pages:
+        check(page)
+        if include_descendants:
+            for descendant in page.get_descendants().not_live():
+                if descendant.permissions_for_user(user).can_publish():
+                    check(descendant)
+    return failures
+
+
+def copy_failures(page, include_subpages: bool) -> list[tuple[int, str, list[str]]]:
+    """The live pages a copy with "Publish copies" would make live (``page`` and, with
+    ``include_subpages``, its live descendants: Wagtail copies each one's row, its live content,
+    and keeps it live) that fail their checks, as ``(pk, title, problems)``."""
+    pages = [page, *page.get_descendants().live()] if include_subpages else [page]
+    failures = []
+    for original in pages:
+        if not original.live:
+            continue
+        content = original.get_specific()
+        problems = problems_of(content)
+        if problems:
+            failures.append((original.pk, content.get_admin_display_title(), problems))
+    return failures
+
+
+def report_failures(request, lead: str, failures, advice: str) -> None:
+    """One error message for a refused publish: ``lead`` (what did not happen), each failing page
+    of ``failures`` (``(pk, title, problems)``) with its problems, then ``advice``; with a button
+    to each page's editor."""
+    pages = " ".join(f"“{title}”: {' '.join(problems)}" for _pk, title, problems in failures)
+    buttons = [
+        messages.button(reverse("wagtailadmin_pages:edit", args=(pk,)), f"Edit “{title}”")
+        for pk, title, _problems in failures
+    ]
+    messages.error(request, f"{lead} {pages} {advice}", buttons=buttons)
+
+
+def bulk_return_url(request, pages) -> str:
+    """Where a refused bulk action sends the user: its ``next``, if Wagtail's check finds it a URL
+    of this site and it is a path other than the action's own, else the listing of the first
+    selected page's parent.
+
+    Wagtail's bulk actions fall back to their own path, which without the selection in its query
+    string is a 404; a relative ``next`` ("garbage") would be read against that path too.
+    """
+    next_url = get_valid_next_url_from_request(request)
+    if next_url.startswith("/") and urlsplit(next_url).path != request.path:
+        return next_url
+    parent = pages[0].get_parent() if pages else None
+    if parent is None:
+        return reverse("wagtailadmin_explore_root")
+    return reverse("wagtailadmin_explore", args=(parent.pk,))
+
+
+class ApprovalChecksMiddleware:
+    """Refuses **Approve** in Wagtail's workflow action view when the page's latest revision, which
+    approval publishes (Wagtail's ``publish_workflow_state``), fails ``problems_of``.
+
+    The view takes no form, so nothing checks what it publishes: an editor's submission passed
+    the checks, but a moderator or administrator may save an incomplete draft of a page in review,
+    and approving it there published that draft, or was a 500 where the model refuses it. The
+    refusal leaves the task in progress, says what to fix, and goes where Wagtail's view goes
+    (its ``next``, else the page editor); from the modal ("Approve with comment") as the JSON the
+    modal follows. Every approval is checked, not only the last task's: what it approves must pass
+    before it can be published anyway. Approving in the page editor validates the form and is
+    left alone. Place after ``MessageMiddleware``, before ``ReviewOutcomeMiddleware``.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        match = request.resolver_match
+        if (
+            request.method != "POST"
+            or match is None
+            or match.view_name != "wagtailadmin_pages:workflow_action"
+            or view_kwargs.get("action_name") != "approve"
+        ):
+            return None
+        page = Page.objects.filter(pk=view_kwargs.get("page_id")).first()
+        task_state = page.current_workflow_task_state if page is not None else None
+        # Anything Wagtail would refuse (no such task, not this user's to approve) it refuses itself.
+        if task_state is None or task_state.pk != view_kwargs.get("task_state_id"):
+            return None
+        actions = task_state.task.specific.get_actions(page, request.user)
+        if "approve" not in (action[0] for action in actions):
+            return None
+        content = latest_content(page)
+        problems = problems_of(content)
+        if not problems:
+            return None
+        report_failures(
+            request,
+            "Not approved, so nothing was published.",
+            [(page.pk, content.get_admin_display_title(), problems)],
+            "Fix this in the editor, then approve again, or request changes.",
+        )
+        url = get_valid_next_url_from_request(request) or reverse("wagtailadmin_pages:edit", args=(page.pk,))
+        if request.headers.get("x-requested-with") == "XMLHttpRequest":
+            return render_modal_workflow(request, None, json_data={"step": "success", "redirect": url})
+        return redirect(url)

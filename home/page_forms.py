@@ -48,6 +48,12 @@ UNSHOWABLE_TIME = (
 )
 
 
+def one_line(title: str) -> str:
+    """``title`` on one line, as the page editor keeps a title: line breaks, with the spaces around
+    them, become one space; the ends are stripped."""
+    return LINE_BREAKS.sub(" ", title).strip()
+
+
 def is_showable(value: datetime.datetime) -> bool:
     """Whether every time zone can show ``value`` (an aware datetime), as the editor's forms require."""
     return EARLIEST_SHOWABLE <= value < LATEST_SHOWABLE
@@ -68,7 +74,7 @@ class SitePageForm(CleanTextFormMixin, WagtailAdminPageForm):
 
     def clean_title(self):
         """The title on one line: line breaks (Enter in the growing text area) become spaces."""
-        return LINE_BREAKS.sub(" ", self.cleaned_data.get("title") or "").strip()
+        return one_line(self.cleaned_data.get("title") or "")
 
     def clean(self):
         expire_at = self.cleaned_data.get("expire_at")

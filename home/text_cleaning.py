@@ -7,12 +7,19 @@ feed, ``\\x1f``...); JSON posts (Draftail, the table editor) can carry lone surr
 so one of them in a title made every RSS/Atom feed a 500 (Django refuses to write them); a lone
 surrogate cannot be encoded as UTF-8 at all, so saving or rendering it fails.
 
-They are removed silently, in two places: when an editor's form is cleaned (``CleanTextFormMixin``
-on the page, snippet and settings forms of ``home.page_forms``; the help texts say so) and when a feed is written
-(``blog.feeds``), for text that arrived another way (an import, a fixture, the shell).
+They are removed silently, in three places: when an editor's form is cleaned (``CleanTextFormMixin``
+on the page, snippet and settings forms of ``home.page_forms``; the help texts say so), when an
+import stores text (``form_text``: the form's rule, NUL refused included) and when a feed is
+written (``blog.feeds``), for text that arrived another way (a fixture, the shell).
+
+A NUL is the one character a form refuses instead: every Django form ``CharField`` runs
+``ProhibitNullCharactersValidator`` before the form is cleaned ("Null characters are not
+allowed."), and PostgreSQL cannot store one.
 """
 
 import re
+
+from django.core.validators import ProhibitNullCharactersValidator
 
 from wagtail.blocks import StreamValue
 
@@ -26,6 +33,16 @@ def remove_invalid_characters(text: str) -> str:
     """``text`` without the characters XML 1.0 and UTF-8 cannot carry (``XML_INVALID_CHARACTERS``);
     tab, newline and carriage return stay. Returns the same string when there is nothing to remove."""
     return XML_INVALID_CHARACTERS.sub("", text) if XML_INVALID_CHARACTERS.search(text) else text
+
+
+def form_text(value: str) -> str:
+    """``value`` as an editor's form keeps text typed into a field, for text that reaches pages
+    without one (an import): a NUL is refused as the form's ``CharField`` refuses it (raises
+    Django's ``ValidationError``, "Null characters are not allowed."), then the rest of
+    ``XML_INVALID_CHARACTERS`` is removed as ``CleanTextFormMixin`` removes it. U+007F (delete)
+    and other text stay, as in the editor."""
+    ProhibitNullCharactersValidator()(value)
+    return remove_invalid_characters(value)
 
 
 def without_invalid_characters(value):

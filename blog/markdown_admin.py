@@ -13,6 +13,7 @@ from blog.markdown_export import articles_zip
 from blog.markdown_import import MAX_ZIP_BYTES, MarkdownImportError, import_sources
 from blog.models import ArticlePage, BlogIndexPage
 from blog.platform_import import sources_from_upload
+from home.text_cleaning import remove_invalid_characters
 
 
 def can_import(user, blog_index) -> bool:
@@ -54,7 +55,7 @@ def import_articles(request):
         try:
             sources = sources_from_upload(upload.name, upload.read())
         except MarkdownImportError as problem:
-            error = f"{problem} (nothing imported)"
+            error = f"{remove_invalid_characters(str(problem))} (nothing imported)"  # it may quote file names
         else:
             reports = import_sources(
                 sources,

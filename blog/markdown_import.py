@@ -1,6 +1,7 @@
 """Markdown articles in: files with YAML front matter become draft ArticlePages made of our blocks.
 
-Parsers: python-frontmatter (YAML front matter, safe loader), markdown-it-py with
+Parsers: python-frontmatter's handlers (YAML front matter with ``FrontMatterLoader``, a safe
+loader without anchors, aliases or deep nesting; or JSON between ``{`` and ``}`` lines), markdown-it-py with
 mdit-py-plugins (front_matter, footnote, dollarmath) and its GFM table rule. The Markdown
 written by ``blog.markdown_export`` reads back into an equal body; the conventions both share
 are in docs/editor-guide.md ("Markdown in and out"):
@@ -18,15 +19,21 @@ are in docs/editor-guide.md ("Markdown in and out"):
   ``<!-- footnotes -->`` line stands, else at the end).
 
 Anything else (raw HTML, rules, deeper headings) is kept as text or mapped to the nearest block, and reported.
+
+Every text an import stores passes the editor form's rule (``checked_text``): a NUL fails the file
+naming the field, other control characters are removed. A front matter value's type is checked
+before it is measured, turned into text or quoted in a message (``_text_field``, ``_shown``).
 """
 
 import io
+import json
 import posixpath
 import re
 import zipfile
 import zlib
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+from functools import cached_property
 from html import escape as html_escape
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
@@ -45,8 +52,8 @@ from wagtail.images import get_image_model
 from wagtail.images.forms import get_image_form
 from wagtail.utils.file import hash_filelike
 
-import frontmatter
 import yaml
+from frontmatter.default_handlers import JSONHandler, YAMLHandler
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -57,8 +64,9 @@ from blog.blocks import CODE_LANGUAGES, ArticleBodyBlock
 from blog.footnotes import FOOTNOTE_LABEL, FOOTNOTES_PLACE
 from blog.mathml import INLINE_MATH, needs_dollar_escape
 from blog.models import SUMMARY_MAX_LENGTH, ArticlePage, Author, BlogIndexPage, TopicPage
-from home.page_forms import EARLIEST_SHOWABLE, LATEST_SHOWABLE
+from home.page_forms import EARLIEST_SHOWABLE, LATEST_SHOWABLE, one_line
 from home.slugs import reserved_slug_problem
+from home.text_cleaning import XML_INVALID_CHARACTERS, form_text, remove_invalid_characters
 
 # Limits on what one import reads: far above a long article (the demo's longest is 30 KB) and a
 # blog's images, small enough that a hostile upload cannot fill memory or disk. Our own figures;
@@ -69,6 +77,9 @@ MAX_ZIP_BYTES = 200 * 1024 * 1024
 # What reading a damaged zip member raises (a bad CRC, a truncated or corrupt stream).
 ZIP_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
 IMAGE_SUFFIXES = {".avif", ".gif", ".jpg", ".jpeg", ".png", ".webp"}
+# Front matter is a mapping of values and lists (three levels); 20 is far past any real post's and
+# far short of Python's recursion limit, which PyYAML's composer (one call per level) would reach.
+MAX_FRONT_MATTER_DEPTH = 20
 
 _LANGUAGES = {value for value, _label, _lexer in CODE_LANGUAGES}
 # Fence info strings people write for our languages (GitHub linguist's common aliases).
@@ -116,6 +127,128 @@ class MarkdownImportError(Exception):
     """A file that cannot be imported; nothing is written for it. The message says why."""
 
 
+class RefusedYAML(yaml.MarkedYAMLError):
+    """Valid YAML that front matter does not take (``FrontMatterLoader``); ``problem_mark`` is where."""
+
+
+class FrontMatterLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing as each node is composed (before anything is built) what no
+    post's front matter needs and a hostile one uses: anchors and aliases (``&a``, ``*a``: seven
+    levels of ten aliases each make 10**7 values of a 374-byte file, "billion laughs") and nesting
+    deeper than MAX_FRONT_MATTER_DEPTH. Raises RefusedYAML."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            kind = "an alias (*name)" if isinstance(event, yaml.AliasEvent) else "an anchor (&name)"
+            raise RefusedYAML(
+                problem=f"has {kind}",
+                problem_mark=event.start_mark,
+                note="anchors and aliases are not read, write each value out",
+            )
+        if self.depth >= MAX_FRONT_MATTER_DEPTH:
+            raise RefusedYAML(
+                problem=f"nests deeper than {MAX_FRONT_MATTER_DEPTH} levels", problem_mark=event.start_mark
+            )
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+# The formats python-frontmatter reads by default (TOML only with the toml package, not ours).
+FRONT_MATTER_HANDLERS = (YAMLHandler(), JSONHandler())
+
+
+def read_front_matter(text: str) -> tuple[dict, str]:
+    """``(fields, body)`` of a Markdown file's ``text``: its front matter (YAML between ``---``
+    lines, or JSON between ``{`` and ``}`` lines) as a dict (empty if there is none), and the
+    text with the front matter's lines left blank, so the body's line numbers are the file's.
+
+    Raises MarkdownImportError naming the line for front matter that does not parse, is not a
+    mapping, has an anchor or alias, or nests deeper than MAX_FRONT_MATTER_DEPTH (JSON: deeper
+    than Python's recursion limit)."""
+    handler = next((handler for handler in FRONT_MATTER_HANDLERS if handler.detect(text)), None)
+    if handler is None:
+        return {}, text
+    try:
+        front, body = handler.split(text)
+    except ValueError:  # an opening line without a closing one: no front matter, as python-frontmatter reads it
+        return {}, text
+    options = {"Loader": FrontMatterLoader} if isinstance(handler, YAMLHandler) else {}
+    try:
+        fields = handler.load(front, **options)
+    except RefusedYAML as error:
+        advice = f": {error.note}" if error.note else ""
+        raise MarkdownImportError(
+            f"the front matter {error.problem} on line {error.problem_mark.line + 1}{advice}"
+        ) from error
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark else ""
+        raise MarkdownImportError(
+            f"the front matter is not valid YAML{where}: {getattr(error, 'problem', error)}"
+        ) from error
+    except json.JSONDecodeError as error:
+        raise MarkdownImportError(
+            f"the front matter is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        ) from error
+    except RecursionError as error:  # JSON's decoder stops at Python's recursion limit
+        raise MarkdownImportError("the front matter is nested too deeply to read") from error
+    except ValueError as error:  # a date that does not exist (2026-02-30), a number past 4300 digits
+        raise MarkdownImportError(f"the front matter has a value that is not valid: {error}") from error
+    if fields is None:  # "---" twice: empty front matter
+        fields = {}
+    if not isinstance(fields, dict):
+        raise MarkdownImportError("the front matter must be a mapping of fields (title: ..., slug: ...)")
+    return fields, "\n" * text[: len(text) - len(body)].count("\n") + body
+
+
+def checked_text(name: str, value: str) -> str:
+    """``value`` as the editor's form keeps it (``home.text_cleaning.form_text``): control
+    characters removed; raises MarkdownImportError naming field ``name`` for a NUL, which the
+    form refuses."""
+    try:
+        return form_text(value)
+    except ValidationError as error:
+        raise MarkdownImportError(f"'{name}': {' '.join(error.messages)}") from error
+
+
+def _checked_values(name: str, value):
+    """``value`` (raw StreamField data: dicts and lists of text and numbers) with ``checked_text``
+    applied to every string."""
+    if isinstance(value, str):
+        return checked_text(name, value)
+    if isinstance(value, list):
+        return [_checked_values(name, item) for item in value]
+    if isinstance(value, dict):
+        return {key: _checked_values(name, item) for key, item in value.items()}
+    return value
+
+
+def cut(text: str, limit: int = 60) -> str:
+    """``text`` for a message: at most ``limit`` characters, an ellipsis marking a cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shown(value) -> str:
+    """A front matter value (or key) for a message: text in quotes and ``cut``; a number as itself;
+    anything else by its type ("a list"), never turned into text whole (a list may be a nest of
+    aliases or past the recursion limit, an integer past Python's 4300-digit limit)."""
+    if isinstance(value, str):
+        return f"'{cut(value)}'"
+    if isinstance(value, float) or (isinstance(value, int) and value.bit_length() <= 64):
+        return str(value)
+    if isinstance(value, int):
+        return "a very long number"
+    return {list: "a list", dict: "a mapping"}.get(type(value), f"a {type(value).__name__} value")
+
+
 @dataclass
 class FileReport:
     """What the import did with one file: ``action`` is created, updated, unchanged, skipped,
@@ -150,6 +283,11 @@ class MarkdownSource:
     name: str
     text: str
     files: "SourceFiles"
+
+    @cached_property
+    def front_matter(self) -> tuple[dict, str]:
+        """``read_front_matter(self.text)``, read once for the slugs of an import and its article."""
+        return read_front_matter(self.text)
 
     def read_file(self, reference: str, limit: int | None = None) -> bytes | None:
         """The bytes of ``reference`` (relative to this file), or None if it is missing, outside
@@ -208,9 +346,17 @@ class SourceFiles:
 
 
 def _safe_member(path: str) -> bool:
-    """Whether ``path`` stays inside the import: relative, no ``..``, no drive or backslash."""
+    """Whether ``path`` stays inside the import: relative, no ``..``, no drive or backslash, and no
+    character a file name cannot take (a NUL, ``%00`` in an export's URL, is an error to the file system)."""
     pure = PurePosixPath(path)
-    return bool(path) and not pure.is_absolute() and ".." not in pure.parts and ":" not in path and "\\" not in path
+    return (
+        bool(path)
+        and not pure.is_absolute()
+        and ".." not in pure.parts
+        and ":" not in path
+        and "\\" not in path
+        and not XML_INVALID_CHARACTERS.search(path)
+    )
 
 
 def sources_from_path(path: Path) -> list[MarkdownSource]:
@@ -344,28 +490,28 @@ class ArticleReader:
         self.image_for = image_for
         self.notes: list[str] = []
         self.links: set[str] = set()
+        self.text = ""  # the body's text as parsed (read() sets it)
 
     # Front matter -------------------------------------------------------------------------
 
     def read(self) -> ParsedArticle:
+        """The article; raises MarkdownImportError, also for Markdown nested past Python's
+        recursion limit (emphasis inside emphasis thousands deep: no writer does that, a hostile
+        file can, and markdown-it's syntax tree is built one call per level)."""
         try:
-            post = frontmatter.loads(self.source.text)
-        except ValueError as error:  # YAML that names an impossible date, e.g. 2026-02-30
-            raise MarkdownImportError(f"the front matter has a value that is not valid: {error}") from error
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f" (line {mark.line + 1})" if mark else ""
-            raise MarkdownImportError(
-                f"the front matter is not valid YAML{where}: {getattr(error, 'problem', error)}"
-            ) from error
-        meta = post.metadata
-        if not isinstance(meta, dict):
-            raise MarkdownImportError("the front matter must be a mapping of fields (title: ..., slug: ...)")
-        tree = SyntaxTreeNode(markdown_parser().parse(self.source.text))
+            return self.read_article()
+        except RecursionError as error:
+            raise MarkdownImportError("the Markdown is nested too deeply to read") from error
+
+    def read_article(self) -> ParsedArticle:
+        meta, body_text = self.source.front_matter
+        # markdown-it would turn a NUL into U+FFFD: refused first, as the editor refuses it.
+        self.text = checked_text("body", body_text)
+        tree = SyntaxTreeNode(markdown_parser().parse(self.text))
         nodes = [node for node in tree.children if node.type != "front_matter"]
-        title = _text_field(meta, "title", 255)
+        title = one_line(_text_field(meta, "title", 255))
         if not title and nodes and nodes[0].type == "heading" and nodes[0].tag == "h1":
-            title = _plain(nodes.pop(0).children[0])
+            title = one_line(_plain(nodes.pop(0).children[0]))
         if not title:
             raise MarkdownImportError("no title: add 'title:' to the front matter or start with '# Title'")
         slug = _text_field(meta, "slug", 255) or slugify(title, allow_unicode=True)
@@ -376,7 +522,7 @@ class ArticleReader:
         if len(summary) > SUMMARY_MAX_LENGTH:
             raise MarkdownImportError(f"the summary is longer than {SUMMARY_MAX_LENGTH} characters")
         if not summary:
-            summary = _first_paragraph_text(body)[:SUMMARY_MAX_LENGTH]
+            summary = checked_text("summary", _first_paragraph_text(body))[:SUMMARY_MAX_LENGTH]
             self.notes.append("no summary in the front matter: the first paragraph's start is used")
         fields = {
             "title": title,
@@ -395,8 +541,9 @@ class ArticleReader:
             card_image = (image, fields["image_alt"])
         known = {"title", "slug", "summary", "seo_title", "search_description", "description", "image"}
         known |= {"image_alt", "date", "topics", "authors"}
-        for key in sorted(set(meta) - known):
-            self.notes.append(f"front matter '{key}' is not an article field and was left out")
+        # Keys may be numbers or dates too (YAML), which do not sort with text.
+        for key in sorted(_shown(key) for key in meta if key not in known):
+            self.notes.append(f"front matter {key} is not an article field and was left out")
         return ParsedArticle(
             source=self.source,
             slug=slug,
@@ -419,13 +566,15 @@ class ArticleReader:
             raise MarkdownImportError(f"'{key}' must be a list of names or slugs")
         found = []
         for name in wanted:
-            lowered = name.strip().lower()
+            name = checked_text(key, name).strip()
             match = (
-                model.objects.annotate(lower_name=Lower(name_field)).filter(lower_name=lowered).first()
+                model.objects.annotate(lower_name=Lower(name_field)).filter(lower_name=name.lower()).first()
                 or model.objects.filter(slug=slugify(name)).first()
             )
             if match is None:
-                self.notes.append(f"unknown {key[:-1]} '{name}' left out (add it first, then import with --update)")
+                self.notes.append(
+                    f"unknown {key[:-1]} {_shown(name)} left out (add it first, then import with --update)"
+                )
             elif match not in found:
                 found.append(match)
         return found
@@ -493,7 +642,7 @@ class ArticleReader:
         return [{"type": "paragraph", "value": f"<p>{escape(self.source_lines(node))}</p>"}]
 
     def source_lines(self, node) -> str:
-        lines = self.source.text.split("\n")
+        lines = self.text.split("\n")
         start, end = node.map or (0, 0)
         return "\n".join(lines[start:end]).strip()
 
@@ -801,15 +950,21 @@ def _is_markdown_link(href: str) -> bool:
 
 
 def _text_field(meta: dict, key: str, max_length: int | None) -> str:
+    """Front matter ``key`` as text ("" if absent), through ``checked_text``; a number reads as its
+    digits. Raises MarkdownImportError for any other type (a list, a mapping, true/false), checked
+    before the value is measured or turned into text (a list may be a nest of aliases), for a
+    number too long to be a title, text over ``max_length`` characters, or a NUL."""
     value = meta.get(key)
     if value is None:
         return ""
-    if not isinstance(value, (str, int, float)):
-        raise MarkdownImportError(f"'{key}' must be text")
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise MarkdownImportError(f"'{key}' must be text (write it in quotes)")
+    if isinstance(value, int) and value.bit_length() > 64:
+        raise MarkdownImportError(f"'{key}' is a number too long to be text (write it in quotes)")
     value = str(value).strip()
     if max_length and len(value) > max_length:
         raise MarkdownImportError(f"'{key}' is longer than {max_length} characters")
-    return value
+    return checked_text(key, value)
 
 
 def _date(value) -> datetime:
@@ -826,9 +981,11 @@ def _date(value) -> datetime:
         except ValueError:
             parsed = None
         if parsed is None:
-            raise MarkdownImportError(f"date '{value}' is not a date; write it as 2026-11-24 or 2026-11-24T09:00:00Z")
+            raise MarkdownImportError(
+                f"date {_shown(value)} is not a date; write it as 2026-11-24 or 2026-11-24T09:00:00Z"
+            )
     else:
-        raise MarkdownImportError(f"date {value!r} is not a date; write it as 2026-11-24")
+        raise MarkdownImportError(f"date ({_shown(value)}) is not a date; write it as 2026-11-24")
     return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed, timezone.get_default_timezone())
 
 
@@ -902,7 +1059,11 @@ def import_sources(
             report.notes = [note for note in report.notes if "kept as a plain link" not in note]
             report.notes.append("links to files imported after this one were set in a second draft revision")
     order = {source.name: index for index, source in enumerate(sources)}
-    return sorted(reports, key=lambda report: order[report.name])
+    reports.sort(key=lambda report: order[report.name])
+    for report in reports:  # names and notes quote the files; a terminal or page shows them
+        report.name = remove_invalid_characters(report.name)
+        report.notes = [remove_invalid_characters(note) for note in report.notes]
+    return reports
 
 
 def _validation_messages(error: ValidationError) -> list[str]:
@@ -915,18 +1076,19 @@ def _validation_messages(error: ValidationError) -> list[str]:
 
 
 def _batch_slugs(sources) -> dict[str, str]:
-    """Source name -> slug, read from front matter or title without importing (for links)."""
+    """Markdown source name -> slug, read from front matter or title without importing (for
+    links). A file whose front matter cannot be read is left out (it fails when imported); so are
+    an export's posts (no Markdown links lead to them)."""
     slugs = {}
     for source in sources:
-        try:
-            meta = frontmatter.loads(source.text).metadata
-        except (yaml.YAMLError, ValueError):
+        if not isinstance(source, MarkdownSource):
             continue
-        if isinstance(meta, dict):
-            slug = meta.get("slug") or slugify(
-                str(meta.get("title") or PurePosixPath(source.name).stem), allow_unicode=True
-            )
-            slugs[source.name] = str(slug)
+        try:
+            meta, _body = source.front_matter
+            title = _text_field(meta, "title", 255) or PurePosixPath(source.name).stem
+            slugs[source.name] = _text_field(meta, "slug", 255) or slugify(title, allow_unicode=True)
+        except MarkdownImportError:
+            continue
     return slugs
 
 
@@ -1085,8 +1247,11 @@ def _without_block_keys(value):
 
 
 def _validated_body(raw: list[dict], report: FileReport) -> list[dict]:
-    """``raw`` blocks that pass their block's validation; one that does not becomes a paragraph
-    of its text, with the reason reported."""
+    """``raw`` blocks, with ``checked_text`` applied to their text, that pass their block's
+    validation; one that does not becomes a paragraph of its text, with the reason reported.
+    Raises MarkdownImportError for a NUL."""
+    # Checked again once parsed: a character reference (&#1; in HTML) is a control character now.
+    raw = _checked_values("body", raw)
     stream_block = ArticleBodyBlock()
     kept = []
     for index, block in enumerate(raw, start=1):
@@ -1150,6 +1315,7 @@ def _library_image(source: MarkdownSource, reference: str, alt: str, note, *, us
         return existing
     form_class = get_image_form(image_model)
     name = PurePosixPath(reference).name
+    alt = remove_invalid_characters(alt)  # as the body's alt text is stored (checked_text)
     title = (alt or PurePosixPath(reference).stem)[:255]
     form = form_class(
         data={"title": title, "description": alt[:500], "collection": _root_collection_id()},

@@ -16,6 +16,11 @@ posts of type ``post`` are articles; pages, attachments and menu items are repor
 Bodies are HTML, read with Beautiful Soup into our blocks; see ``HtmlBodyReader``. Images are
 never fetched: an image URL is looked up by its path among the export's files (folder or zip)
 and the ``--media`` folder, else reported and left out.
+
+Values are read from the export as they are; ``ExportedPostReader`` passes every text it stores
+through the editor form's rule (``blog.markdown_import.checked_text``: a NUL fails the post naming
+the field, other control characters are removed). A value of the wrong JSON type reads as absent
+and is never turned into text whole; values quoted in reports are cut (``cut``).
 """
 
 import json
@@ -45,10 +50,13 @@ from blog.markdown_import import (
     ParsedArticle,
     SourceFiles,
     _join_runs,
+    checked_text,
+    cut,
     escape,
 )
 from blog.models import SUMMARY_MAX_LENGTH, Author, TopicPage
 from home.links import is_other_host_path
+from home.page_forms import one_line
 from home.rich_text_safety import remove_active_content
 from home.text_cleaning import remove_invalid_characters
 
@@ -119,7 +127,10 @@ class ExportedPost:
         Ghost's ``__GHOST_URL__``), or None. The URL's path is tried whole, then without its
         leading folders (``wp-content/uploads/2024/01/a.png``, ``uploads/2024/01/a.png``, ...,
         ``a.png``), so an export folder, a zip of ``wp-content`` or a flat media folder all work."""
-        path = unquote(urlsplit(url.replace(GHOST_URL, "")).path).strip("/")
+        try:
+            path = unquote(urlsplit(url.replace(GHOST_URL, "")).path).strip("/")
+        except ValueError:  # not a URL, e.g. "http://[x/a.png" (an unclosed IPv6 address)
+            return None
         parts = [part for part in path.split("/") if part and part != ".."]
         for start in range(len(parts)):
             candidate = "/".join(parts[start:])
@@ -173,7 +184,7 @@ def _wxr_posts(name: str, data: bytes, files) -> list[ExportedPost]:
 
     def text(element: Element, tag: str) -> str:
         found = element.find(tag)
-        return remove_invalid_characters((found.text or "").strip()) if found is not None else ""
+        return (found.text or "").strip() if found is not None else ""
 
     authors = {}
     for author in channel.findall(f"{{{wp}}}author"):
@@ -188,11 +199,11 @@ def _wxr_posts(name: str, data: bytes, files) -> list[ExportedPost]:
     for item in channel.findall("item"):
         post_id = text(item, f"{{{wp}}}post_id")
         kind = text(item, f"{{{wp}}}post_type") or "post"
-        post = ExportedPost(name=f"{name} post {post_id or len(posts) + 1}", platform="WordPress", files=files)
+        post = ExportedPost(name=f"{name} post {cut(post_id) or len(posts) + 1}", platform="WordPress", files=files)
         posts.append(post)
         post.title = text(item, "title")
         if kind != "post":
-            post.skip_reason = f"a WordPress {kind}, not a post: not imported as an article"
+            post.skip_reason = f"a WordPress {cut(kind)}, not a post: not imported as an article"
             continue
         post.status = text(item, f"{{{wp}}}status")
         if post.status in {"trash", "auto-draft"}:  # deleted posts, and autosaves never written
@@ -209,7 +220,7 @@ def _wxr_posts(name: str, data: bytes, files) -> list[ExportedPost]:
         for category in item.findall("category"):
             domain = category.get("domain")
             if domain in {"category", "post_tag"}:
-                label = remove_invalid_characters((category.text or "").strip())
+                label = (category.text or "").strip()
                 post.tags.append((unquote(category.get("nicename") or slugify(label)), label))
         creator = text(item, f"{{{DC_NAMESPACE}}}creator")
         if creator:
@@ -219,7 +230,7 @@ def _wxr_posts(name: str, data: bytes, files) -> list[ExportedPost]:
                 thumbnail = text(meta, f"{{{wp}}}meta_value")
                 post.feature_image = attachments.get(thumbnail, "")
                 if not post.feature_image:
-                    post.notes.append(f"featured image (attachment {thumbnail}) is not in the export: left out")
+                    post.notes.append(f"featured image (attachment {cut(thumbnail)}) is not in the export: left out")
     return posts
 
 
@@ -228,7 +239,7 @@ def _namespace(tag) -> str | None:
 
 
 def _raw(element) -> str:
-    return remove_invalid_characters(element.text or "") if element is not None else ""
+    return (element.text or "") if element is not None else ""
 
 
 def _wxr_date(gmt: str, local: str, notes: list) -> datetime | None:
@@ -240,7 +251,7 @@ def _wxr_date(gmt: str, local: str, notes: list) -> datetime | None:
         try:
             parsed = datetime.strptime(value, "%Y-%m-%d %H:%M:%S")
         except ValueError as error:
-            raise ValueError(f"date '{value}' is not a WordPress date (YYYY-MM-DD HH:MM:SS)") from error
+            raise ValueError(f"date '{cut(value)}' is not a WordPress date (YYYY-MM-DD HH:MM:SS)") from error
         if zone is None:
             notes.append(f"no GMT date in the export: {value} read in {timezone.get_default_timezone_name()}")
             return timezone.make_aware(parsed, timezone.get_default_timezone())
@@ -262,6 +273,8 @@ def _ghost_posts(name: str, data: bytes, files) -> list[ExportedPost]:
         ) from error
     except RecursionError as error:  # no Ghost export nests that deep; a hostile file could
         raise MarkdownImportError(f"{name}: JSON nested too deeply to read") from error
+    except ValueError as error:  # an integer past Python's 4300-digit limit for reading one
+        raise MarkdownImportError(f"{name}: not a JSON file we can read ({error})") from error
     try:
         tables = document["db"][0]["data"]
         rows = tables["posts"]
@@ -277,24 +290,29 @@ def _ghost_posts(name: str, data: bytes, files) -> list[ExportedPost]:
         value = tables.get(key) or []
         return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else []
 
-    tags = {row.get("id"): row for row in table("tags")}
-    users = {row.get("id"): row for row in table("users")}
-    meta = {row.get("post_id"): row for row in table("posts_meta")}
+    def by_id(key: str, rows: list[dict]) -> dict:
+        """``rows`` by the id in ``key``; a row without a usable one is left out."""
+        return {row_id: row for row in rows if (row_id := _id(row.get(key))) is not None}
+
+    tags, users, meta = by_id("id", table("tags")), by_id("id", table("users")), by_id("post_id", table("posts_meta"))
     post_tags, post_authors = {}, {}
     for row in sorted(table("posts_tags"), key=lambda row: _number(row.get("sort_order"))):
-        post_tags.setdefault(row.get("post_id"), []).append(row.get("tag_id"))
+        if (linked := _id(row.get("post_id"))) is not None:
+            post_tags.setdefault(linked, []).append(_id(row.get("tag_id")))
     for row in sorted(table("posts_authors"), key=lambda row: _number(row.get("sort_order"))):
-        post_authors.setdefault(row.get("post_id"), []).append(row.get("author_id"))
+        if (linked := _id(row.get("post_id"))) is not None:
+            post_authors.setdefault(linked, []).append(_id(row.get("author_id")))
 
     posts = []
     for index, row in enumerate(rows, start=1):
-        post_id = row.get("id")
-        post = ExportedPost(name=f"{name} post {post_id or index}", platform="Ghost", files=files)
+        post_id = _id(row.get("id"))
+        shown_id = cut(str(post_id)) if post_id is not None else index
+        post = ExportedPost(name=f"{name} post {shown_id}", platform="Ghost", files=files)
         posts.append(post)
         post.title = _string(row.get("title"))
         kind = _string(row.get("type")) or ("page" if row.get("page") in (True, 1) else "post")
         if kind != "post":
-            post.skip_reason = f"a Ghost {kind}, not a post: not imported as an article"
+            post.skip_reason = f"a Ghost {cut(kind)}, not a post: not imported as an article"
             continue
         post.slug = _string(row.get("slug"))
         post.html = _string(row.get("html"))
@@ -312,10 +330,11 @@ def _ghost_posts(name: str, data: bytes, files) -> list[ExportedPost]:
             tag = tags.get(tag_id) or {}
             label = _string(tag.get("name"))
             if label.startswith("#") or tag.get("visibility") == "internal":
-                post.notes.append(f"internal Ghost tag '{label}' left out")
+                post.notes.append(f"internal Ghost tag '{cut(label)}' left out")
             elif label:
                 post.tags.append((_string(tag.get("slug")) or slugify(label), label))
-        for author_id in post_authors.get(post_id, []) or ([row.get("author_id")] if row.get("author_id") else []):
+        author_ids = post_authors.get(post_id, []) or ([_id(row.get("author_id"))] if row.get("author_id") else [])
+        for author_id in author_ids:
             user = users.get(author_id) or {}
             if user:
                 post.authors.append((_string(user.get("slug")), _string(user.get("name"))))
@@ -328,7 +347,14 @@ def _ghost_posts(name: str, data: bytes, files) -> list[ExportedPost]:
 
 
 def _string(value) -> str:
-    return remove_invalid_characters(value.strip()) if isinstance(value, str) else ""
+    """A Ghost value that should be text, stripped; "" for any other JSON type."""
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _id(value) -> str | int | None:
+    """A Ghost row's id (text, or a number in old exports); None for any other JSON type (a list
+    or an object cannot key a row, nor be shown whole in a report)."""
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
 def _number(value) -> float:
@@ -362,19 +388,21 @@ class ExportedPostReader:
         post = self.source
         if post.problem:
             raise MarkdownImportError(post.problem)
-        title = post.title[:255]
+        title = one_line(checked_text("title", post.title))[:255]
         if not title:
             raise MarkdownImportError("the post has no title")
-        slug = post.slug or slugify(title, allow_unicode=True)
+        slug = checked_text("slug", post.slug) or slugify(title, allow_unicode=True)
         if not slug or slugify(slug, allow_unicode=True) != slug:
-            raise MarkdownImportError(f"slug '{slug}' is not a slug; use lowercase letters, digits and hyphens")
+            raise MarkdownImportError(f"slug '{cut(slug)}' is not a slug; use lowercase letters, digits and hyphens")
         if post.status and post.status != "draft":
-            self.notes.append(f"{post.platform} status '{post.status}': imported as a draft")
+            self.notes.append(f"{post.platform} status '{cut(post.status)}': imported as a draft")
         body = HtmlBodyReader(post, self.notes.append, self.image_for).blocks(post.html)
         summary = BeautifulSoup(post.excerpt, "html.parser").get_text(" ", strip=True) if post.excerpt else ""
         if not summary:
             summary = _first_text(body)
             self.notes.append("no excerpt: the first paragraph's start is used as the summary")
+        # Checked once parsed (a raw NUL stays a NUL; &#1; becomes a control character).
+        summary = checked_text("summary", summary)
         if len(summary) > SUMMARY_MAX_LENGTH:
             summary = summary[: SUMMARY_MAX_LENGTH - 1].rsplit(" ", 1)[0] + "…"
             self.notes.append(f"the summary was shortened to {SUMMARY_MAX_LENGTH} characters")
@@ -382,9 +410,9 @@ class ExportedPostReader:
             "title": title,
             "slug": slug,
             "summary": summary,
-            "seo_title": post.seo_title[:255],
-            "search_description": post.search_description,
-            "image_alt": post.feature_image_alt[:500],
+            "seo_title": checked_text("seo_title", post.seo_title)[:255],
+            "search_description": checked_text("search_description", post.search_description),
+            "image_alt": checked_text("image_alt", post.feature_image_alt)[:500],
         }
         if post.date is not None:
             fields["date_published"] = post.date
@@ -416,6 +444,7 @@ class ExportedPostReader:
         and authors snippets a moderator approves)."""
         found = []
         for slug, name in wanted:
+            slug, name = checked_text(f"{kind}s", slug), checked_text(f"{kind}s", name)
             match = (model.objects.filter(slug=slug).first() if slug else None) or (
                 model.objects.annotate(lower_name=Lower(name_field)).filter(lower_name=name.lower()).first()
                 if name
@@ -423,7 +452,7 @@ class ExportedPostReader:
             )
             if match is None:
                 self.notes.append(
-                    f"unknown {kind} '{name or slug}' left out (add it first, then import with --update)"
+                    f"unknown {kind} '{cut(name or slug)}' left out (add it first, then import with --update)"
                 )
             elif match not in found:
                 found.append(match)
@@ -468,10 +497,12 @@ class HtmlBodyReader:
         self.shortcodes: set[str] = set()
 
     def blocks(self, html: str) -> list[dict]:
-        """The blocks of ``html``; raises MarkdownImportError for HTML nested deeper than Python's
-        recursion limit (no editor writes that; a hostile export could)."""
+        """The blocks of ``html``; raises MarkdownImportError for a NUL (``checked_text``; other
+        control characters are removed) or HTML nested deeper than Python's recursion limit (no
+        editor writes that; a hostile export could)."""
+        html = checked_text("body", html)
         try:
-            soup = BeautifulSoup(remove_invalid_characters(html), "html.parser")
+            soup = BeautifulSoup(html, "html.parser")
             self.walk(soup.contents)
             self.flush()
         except RecursionError as error:
@@ -569,7 +600,8 @@ class HtmlBodyReader:
         if isinstance(node, Comment) or (isinstance(node, NavigableString) and type(node) is not NavigableString):
             return
         if isinstance(node, NavigableString):
-            text = str(node)
+            # Before whitespace is collapsed: \x1f from "&#31;" is whitespace to re's \s.
+            text = remove_invalid_characters(str(node))
             for name in SHORTCODE.findall(text):
                 self.shortcodes.add(name)
             if classic:

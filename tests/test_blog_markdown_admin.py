@@ -8,6 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 import pytest
 
 from blog.models import ArticlePage
+from home.text_cleaning import without_invalid_characters
+
+from .test_blog_markdown_import import HOSTILE_FILES, NUL_IN_A_FIELD, png_bytes, zip_of
 
 URL = "/admin/articles/import/"
 GOOD = b"---\ntitle: Uploaded in the admin\nsummary: From the import view.\n---\n\nText with $x^2$.\n"
@@ -61,6 +64,49 @@ def test_bad_uploads_are_form_errors_or_failed_reports_never_500(client, demo, m
     assert response.status_code in {200, 400}
     assert message in response.content
     assert ArticlePage.objects.count() == pages
+
+
+HOSTILE = HOSTILE_FILES | NUL_IN_A_FIELD
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_front_matter_and_nul_are_a_failed_file_in_the_report_never_a_500(client, demo, moderator, name):
+    """Deep JSON or YAML, anchors and aliases, values that are not text, a NUL in a field: the
+    file fails with the reason in the report (the test client raises what would be a 500)."""
+    text, message = HOSTILE[name]
+    client.force_login(moderator)
+    pages = ArticlePage.objects.count()
+    response = client.post(URL, {"file": upload(name, text.encode())})
+    assert response.status_code == 200
+    [report] = response.context["reports"]
+    assert (report.name, report.action) == (name, "failed") and message in report.notes[0]
+    assert f"<strong>{name}</strong>: failed" in response.content.decode()
+    assert ArticlePage.objects.count() == pages
+
+
+@pytest.mark.django_db
+def test_a_zip_with_nul_and_control_characters_imports_what_the_editor_would_keep(client, demo, moderator):
+    """The tester's zip: a NUL in the title fails that file naming the field; control characters
+    elsewhere are removed from what is stored and shown (the report, the editor)."""
+    front = 'summary: "Sum\\x01mary"\nimage: card.png\nimage_alt: "A\\x1f card"\n'
+    members = {
+        "nul.md": f'---\ntitle: "Nul\\0title \\x0b ctrl"\n{front}---\n\nBody.\n'.encode(),
+        "ctrl.md": f'---\ntitle: "Ctrl\\x0btitle"\n{front}---\n\nBo\x0bdy\x1f text.\n'.encode(),
+        "card.png": png_bytes("maroon"),
+    }
+    client.force_login(moderator)
+    response = client.post(URL, {"file": upload("posts.zip", zip_of(members))})
+    assert response.status_code == 200
+    reports = {report.name: report for report in response.context["reports"]}
+    assert reports["nul.md"].failed and reports["nul.md"].notes == ["'title': Null characters are not allowed."]
+    assert reports["ctrl.md"].action == "created"
+    page = ArticlePage.objects.get(pk=reports["ctrl.md"].page_id)
+    assert (page.title, page.summary, page.image_alt) == ("Ctrltitle", "Summary", "A card")
+    assert page.body.get_prep_value()[0]["value"] == "<p>Body text.</p>"
+    assert without_invalid_characters(response.content.decode()) == response.content.decode()
+    edit = client.get(f"/admin/pages/{page.pk}/edit/").content.decode()
+    assert "Ctrltitle" in edit and without_invalid_characters(edit) == edit
 
 
 @pytest.mark.django_db

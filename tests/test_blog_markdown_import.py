@@ -5,6 +5,7 @@ import zipfile
 from pathlib import Path
 
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 import pytest
 from PIL import Image
@@ -12,6 +13,9 @@ from PIL import Image
 from blog.markdown_import import comparable_body
 from blog.models import ArticlePage
 from home.models import SiteImage
+from home.text_cleaning import without_invalid_characters
+
+from .admin_forms import article_form_data
 
 FULL_ARTICLE = """---
 title: Measuring the ridge point
@@ -234,7 +238,7 @@ def test_import_is_idempotent_and_update_adds_a_draft_revision_never_touching_li
 
 MALFORMED = {
     "bad-yaml.md": ("---\ntitle: [unclosed\n---\n\nx\n", "not valid YAML"),
-    "yaml-list.md": ("---\n- a\n- b\n---\n\nx\n", "no title"),
+    "yaml-list.md": ("---\n- a\n- b\n---\n\nx\n", "the front matter must be a mapping"),
     "no-title.md": ("---\nsummary: s\n---\n\njust text\n", "no title"),
     "bad-date.md": ("---\ntitle: T1\ndate: next tuesday\n---\n\nx\n", "date 'next tuesday' is not a date"),
     "impossible-date.md": ("---\ntitle: T2\ndate: 2026-02-30\n---\n\nx\n", "day is out of range"),
@@ -251,10 +255,85 @@ MALFORMED = {
 }
 
 
+def alias_bomb(levels: int, use: str = "title: *a{top}") -> str:
+    """YAML whose anchors nest ``levels`` deep, ten aliases each ("billion laughs"): ``*a{top}``
+    stands for 10**(levels + 1) strings. ``alias_bomb(6)`` has the shape of the 374-byte file that
+    took 1.2 GB (10**7 strings)."""
+    lines = ["a0: &a0 [" + ", ".join(["lol"] * 10) + "]"]
+    lines += [f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * 10) + "]" for level in range(1, levels + 1)]
+    return "---\n" + "\n".join(lines) + "\n" + use.format(top=levels) + "\n---\n\nBody.\n"
+
+
+DEEP = 20_000
+# What a hostile file uses to exhaust the stack or memory, mostly in its front matter: refused as
+# it is read, before any value is expanded, turned into text or quoted (never a 500, never gigabytes).
+HOSTILE_FILES = {
+    # JSON front matter (python-frontmatter reads it too): past Python's recursion limit.
+    "json-deep-arrays.md": ('{\n"title": ' + "[" * DEEP + "]" * DEEP + "\n}\nbody\n", "nested too deeply to read"),
+    "json-deep-objects.md": ('{\n"title": ' + '{"a": ' * DEEP + "1" + "}" * DEEP + "\n}\nbody\n", "nested too deeply"),
+    "json-deep-in-topics.md": ('{\n"topics": [' + "[" * DEEP + "]" * DEEP + "]\n}\nx\n", "nested too deeply"),
+    "json-nested-title.md": ('{\n"title": ' + "[" * 100 + "]" * 100 + "\n}\nx\n", "'title' must be text"),
+    "json-list-title.md": ('{\n"title": [' + ", ".join(['"x"'] * 50_000) + "]\n}\nx\n", "'title' must be text"),
+    "json-huge-number.md": ('{\n"title": ' + "9" * 5000 + "\n}\nx\n", "has a value that is not valid"),
+    # The body nested as deep (emphasis in emphasis): markdown-it's syntax tree recurses per level.
+    "md-deep-emphasis.md": ("---\ntitle: T17\n---\n\n" + "*" * DEEP + "x" + "*" * DEEP + "\n", "nested too deeply"),
+    # YAML nesting, flow and block: refused at 20 levels (PyYAML's composer recurses per level).
+    "yaml-deep-flow-sequences.md": ("---\ntitle: " + "[" * DEEP + "]" * DEEP + "\n---\nx\n", "deeper than 20 levels"),
+    "yaml-deep-flow-mappings.md": ("---\ntitle: " + "{a: " * DEEP + "1" + "}" * DEEP + "\n---\nx\n", "deeper than 20"),
+    "yaml-deep-block-sequences.md": ("---\ntitle:\n  " + "- " * 500 + "x\n---\nx\n", "deeper than 20 levels"),
+    "yaml-deep-block-mappings.md": (
+        "---\n" + "".join(" " * depth + f"k{depth}:\n" for depth in range(500)) + "---\nx\n",
+        "deeper than 20 levels",
+    ),
+    "yaml-21-levels.md": ("---\ntitle: " + "[" * 20 + "x" + "]" * 20 + "\n---\nx\n", "than 20 levels on line 2"),
+    # Anchors and aliases: refused at the first anchor, whichever key holds the bomb.
+    "alias-bomb-title.md": (alias_bomb(6), "has an anchor (&name) on line 2"),
+    "alias-bomb-unused-key.md": (alias_bomb(5, "title: Fine\nlols: *a{top}"), "has an anchor (&name) on line 2"),
+    "alias-bomb-topics.md": (alias_bomb(5, "title: Fine\ntopics: *a{top}"), "has an anchor (&name)"),
+    "alias-bomb-authors-list.md": (alias_bomb(5, "title: Fine\nauthors: [*a{top}, *a{top}]"), "has an anchor (&name)"),
+    "alias-bomb-nested.md": (alias_bomb(5, "title: Fine\nseo:\n  meta: {{title: *a{top}}}"), "has an anchor (&name)"),
+    "alias-bomb-date.md": (alias_bomb(5, "title: Fine\ndate: *a{top}"), "has an anchor (&name)"),
+    "anchor-on-title.md": (
+        "---\ntitle: &t Fine\nseo_title: *t\n---\nx\n",
+        "has an anchor (&name) on line 2: anchors and aliases are not read",
+    ),
+    "alias-without-anchor.md": ("---\ntitle: *nowhere\n---\nx\n", "has an alias (*name) on line 2"),
+    "merge-key.md": ("---\nbase: &b {title: T}\n<<: *b\n---\nx\n", "anchor (&name) on line 2"),
+    # A value that is not text is refused by its type, before it is measured or made text.
+    "title-long-list.md": ("---\ntitle: [" + ", ".join(["lol"] * 50_000) + "]\n---\nx\n", "'title' must be text"),
+    "title-hex-number.md": ("---\ntitle: 0x" + "f" * 5000 + "\n---\nx\n", "'title' is a number too long"),
+    "title-decimal-number.md": ("---\ntitle: " + "9" * 5000 + "\n---\nx\n", "has a value that is not valid"),
+    "title-true.md": ("---\ntitle: yes\n---\nx\n", "'title' must be text"),
+    "slug-list.md": ("---\ntitle: T8\nslug: [a, b]\n---\nx\n", "'slug' must be text"),
+    "summary-mapping.md": ("---\ntitle: T9\nsummary: {a: [1, 2]}\n---\nx\n", "'summary' must be text"),
+    "date-hex-number.md": ("---\ntitle: T10\ndate: 0x" + "f" * 5000 + "\n---\nx\n", "date (a very long number) is"),
+    "date-long-text.md": ("---\ntitle: T11\ndate: " + "y" * 5000 + "\n---\nx\n", "date 'yyyyy"),
+}
+
+# A NUL in any text the import stores: refused, naming the field, as the editor's forms refuse it.
+NUL_FIELDS = ["title", "slug", "summary", "seo_title", "search_description", "description", "image", "image_alt"]
+NUL_IN_A_FIELD = {
+    **{
+        f"nul-in-{key}.md": (
+            f'---\ntitle: T12\n{key}: "a\\0b"\n---\n\nx\n',
+            f"'{key}': Null characters are not allowed.",
+        )
+        for key in NUL_FIELDS
+    },
+    "nul-in-topics.md": ('---\ntitle: T13\ntopics: ["GPU\\0 costs"]\n---\nx\n', "'topics': Null characters"),
+    "nul-in-authors.md": ('---\ntitle: T14\nauthors: ["a", "b\\x00"]\n---\nx\n', "'authors': Null characters"),
+    "nul-in-json-title.md": ('{\n"title": "a\\u0000b"\n}\nx\n', "'title': Null characters are not allowed."),
+    "nul-in-body.md": ("---\ntitle: T15\n---\n\nPara\x00graph.\n", "'body': Null characters are not allowed."),
+    "nul-in-heading.md": ("---\ntitle: T16\n---\n\n## Head\x00ing\n", "'body': Null characters are not allowed."),
+    "nul-in-first-heading.md": ("# Ti\x00tle\n\nx\n", "'body': Null characters are not allowed."),
+}
+FAILING = MALFORMED | HOSTILE_FILES | NUL_IN_A_FIELD
+
+
 @pytest.mark.django_db
-@pytest.mark.parametrize("name", sorted(MALFORMED))
+@pytest.mark.parametrize("name", sorted(FAILING))
 def test_a_malformed_file_fails_clearly_and_writes_nothing_for_it(demo, tmp_path, name):
-    text, message = MALFORMED[name]
+    text, message = FAILING[name]
     (tmp_path / name).write_text(text)
     (tmp_path / "zz-good.md").write_text("---\ntitle: A good one\nsummary: fine\n---\n\nText.\n")
     pages = ArticlePage.objects.count()
@@ -263,6 +342,101 @@ def test_a_malformed_file_fails_clearly_and_writes_nothing_for_it(demo, tmp_path
     assert f"{name}: failed" in output and name in error
     assert ArticlePage.objects.count() == pages + 1  # the good file still went in
     assert ArticlePage.objects.filter(slug="a-good-one").exists()
+
+
+def yaml_escape(character: str) -> str:
+    """``character`` as an escape in a YAML (or JSON-style) double-quoted string."""
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def stored_texts(page) -> tuple:
+    """What an import stores as text on ``page``: title, summary, SEO title, search description,
+    card alt text, and the slugs of the topics and authors its names found."""
+    fields = (page.title, page.summary, page.seo_title, page.search_description, page.image_alt)
+    return (*fields, [topic.slug for topic in page.topics.all()], [author.slug for author in page.authors.all()])
+
+
+# What the editor's forms remove (home.text_cleaning). A lone surrogate reaches only the front
+# matter, as an escape: a UTF-8 file cannot hold one, so the body gets none.
+REMOVED = ["\x01", "\x08", "\x0b", "\x0c", "\x1b", "\x1f", "\ufffe", "\uffff", "\ud800", "\udfff"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("bad", REMOVED, ids=ascii)
+def test_control_characters_are_removed_from_every_stored_text_as_the_editor_removes_them(demo, tmp_path, bad):
+    escaped = yaml_escape(bad)
+    raw = "" if "\ud800" <= bad <= "\udfff" else bad
+    (tmp_path / "card.png").write_bytes(png_bytes("purple"))
+    (tmp_path / "post.md").write_text(
+        "---\n"
+        f'title: "Idle{escaped} hours"\n'
+        "slug: idle-hours-imported\n"
+        f'summary: "Sum{escaped}mary"\n'
+        f'seo_title: "Se{escaped}o"\n'
+        f'search_description: "Me{escaped}ta"\n'
+        "image: card.png\n"
+        f'image_alt: "Al{escaped}t"\n'
+        f'topics: ["GPU{escaped} costs"]\n'
+        f'authors: ["Cedana{escaped} Editorial"]\n'
+        "---\n\n"
+        f"## Head{raw}ing\n\nPara{raw}graph with *em{raw}phasis*.\n\n- it{raw}em\n\n"
+        f"```python\nprint({raw}1)\n```\n\n| A{raw} | B |\n| --- | --- |\n| 1 | 2{raw} |\n\n> Quo{raw}te\n\n"
+        f'![Fig{raw}ure](card.png "Cap{raw}tion")\n'
+    )
+    run(tmp_path / "post.md")
+    page = ArticlePage.objects.get(slug="idle-hours-imported")
+    assert stored_texts(page) == ("Idle hours", "Summary", "Seo", "Meta", "Alt", ["gpu-costs"], ["cedana-editorial"])
+    stored = page.body.get_prep_value()
+    assert without_invalid_characters(stored) == stored
+    blocks = blocks_of(page)
+    assert blocks[0] == ("heading", {"text": "Heading", "level": "h2", "anchor": ""})
+    assert blocks[1] == ("paragraph", "<p>Paragraph with <i>emphasis</i>.</p><ul><li>item</li></ul>")
+    assert blocks[2][1]["source"] == "print(1)"
+    assert blocks[3][1]["data"] == [["A", "B"], ["1", "2"]]
+    assert blocks[4] == ("quote", {"quote": "Quote", "attribution": ""})
+    assert (blocks[5][1]["alt_text"], blocks[5][1]["caption"]) == ("Figure", "Caption")
+    assert SiteImage.objects.get(pk=blocks[5][1]["image"]).description == "Figure"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("character", ["\x00", "\x01", "\x0b", "\x1f", "\x7f", "\ufffe"], ids=ascii)
+def test_the_import_refuses_removes_and_keeps_what_the_editor_does(client, demo, editor, tmp_path, character):
+    """The same title through the page editor and through the import: both refuse a NUL, both
+    remove the other control characters, both keep U+007F (delete)."""
+    article = demo.articles[3]
+    client.force_login(editor)
+    url = reverse("wagtailadmin_pages:edit", args=(article.pk,))
+    response = client.post(url, article_form_data(article.slug, title=f"Idle{character} hours"))
+    if response.status_code == 302:
+        in_the_editor = ArticlePage.objects.get(pk=article.pk).get_latest_revision_as_object().title
+    else:
+        assert "Null characters are not allowed." in response.content.decode()
+        in_the_editor = "refused"
+    (tmp_path / "post.md").write_text(
+        f'---\ntitle: "Idle{yaml_escape(character)} hours"\nslug: idle-import\n---\n\nx\n'
+    )
+    try:
+        run(tmp_path / "post.md")
+    except CommandError:
+        imported = "refused"
+    else:
+        imported = ArticlePage.objects.get(slug="idle-import").title
+    assert imported == in_the_editor
+    assert imported == {"\x00": "refused", "\x7f": "Idle\x7f hours"}.get(character, "Idle hours")
+
+
+@pytest.mark.django_db
+def test_front_matter_keys_that_are_not_text_and_json_front_matter_import(demo, tmp_path):
+    """YAML keys may be numbers or dates (they neither sort with text nor pass as keyword
+    arguments: python-frontmatter's Post was a TypeError); JSON front matter is not body text."""
+    (tmp_path / "keys.md").write_text("---\ntitle: Odd keys\n1: one\n2026-01-01: day\nfoo: bar\n---\n\nText.\n")
+    (tmp_path / "json.md").write_text('{\n"title": "From JSON",\n"summary": "s"\n}\n\nJust the body.\n')
+    output = run(tmp_path)
+    assert "front matter 1 is not an article field" in output
+    assert "front matter a date value is not an article field" in output
+    assert "front matter 'foo' is not an article field" in output
+    assert blocks_of(ArticlePage.objects.get(slug="from-json")) == [("paragraph", "<p>Just the body.</p>")]
 
 
 @pytest.mark.django_db

@@ -20,6 +20,8 @@ from blog.markdown_import import comparable_body
 from blog.models import ArticlePage
 from home.models import SiteImage
 
+from .test_blog_markdown_import import REMOVED, stored_texts
+
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 WORDPRESS = FIXTURES / "wordpress" / "export.xml"
 GHOST = FIXTURES / "ghost" / "export.json"
@@ -348,7 +350,235 @@ def test_hostile_html_and_text_are_cleaned_like_editor_text(demo, tmp_path):
     assert "link '//evil.example/x' was refused" in output
 
 
+# A Ghost field (or a tag's or author's name) -> the article field a report names.
+GHOST_FIELDS = {
+    "title": "title",
+    "slug": "slug",
+    "custom_excerpt": "summary",
+    "meta_title": "seo_title",
+    "meta_description": "search_description",
+    "feature_image_alt": "image_alt",
+    "html": "body",
+    "tag name": "topics",
+    "author name": "authors",
+}
+
+
+def ghost_with(texts: dict) -> bytes:
+    """A Ghost export of one post ("p", tagged GPU costs, by Cedana Editorial) with ``texts``
+    (keys of GHOST_FIELDS) in place of its own values."""
+    post = ghost_post(
+        id="p",
+        title="Idle hours",
+        slug="idle-hours-ghost",
+        custom_excerpt="Summary.",
+        meta_title="Seo",
+        meta_description="Meta",
+        feature_image_alt="Alt",
+        html="<h2>Heading</h2><p>Paragraph.</p>",
+    )
+    post.update({key: value for key, value in texts.items() if key in post})
+    return ghost_export(
+        post,
+        tags=[{"id": "g", "name": texts.get("tag name", "GPU costs"), "slug": ""}],
+        users=[{"id": "u", "name": texts.get("author name", "Cedana Editorial"), "slug": ""}],
+        posts_tags=[{"post_id": "p", "tag_id": "g"}],
+        posts_authors=[{"post_id": "p", "author_id": "u"}],
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("where", sorted(GHOST_FIELDS))
+def test_a_nul_in_any_text_of_a_ghost_post_fails_it_naming_the_field(demo, tmp_path, where):
+    """As the editor's forms refuse a NUL (the import stripped it without a word before)."""
+    text = {"slug": "idle\x00hours", "html": "<p>Para\x00graph</p>"}.get(where, "Idle\x00 hours")
+    export = tmp_path / "export.json"
+    export.write_bytes(ghost_with({where: text}))
+    pages = ArticlePage.objects.count()
+    output, _error = run_failing(export)
+    assert f"export.json post p: failed\n    - '{GHOST_FIELDS[where]}': Null characters are not allowed." in output
+    assert ArticlePage.objects.count() == pages
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("bad", REMOVED, ids=ascii)
+def test_control_characters_in_any_text_of_a_ghost_post_are_removed(demo, tmp_path, bad):
+    """Typed, or as character references in the HTML (Beautiful Soup reads &#1; as U+0001)."""
+    export = tmp_path / "export.json"
+    export.write_bytes(
+        ghost_with(
+            {
+                "title": f"Idle{bad} hours",
+                "custom_excerpt": f"<p>Sum{bad}mary&#1;.</p>",
+                "meta_title": f"Se{bad}o",
+                "meta_description": f"Me{bad}ta",
+                "feature_image_alt": f"Al{bad}t",
+                "html": f"<h2>Head{bad}ing&#x1f;</h2><p>Para{bad}graph&#11;.</p>"
+                f"<blockquote><p>Q{bad}&#x0b;</p></blockquote>",
+                "tag name": f"GPU{bad} costs",
+                "author name": f"Cedana{bad} Editorial",
+            }
+        )
+    )
+    run(export)
+    page = ArticlePage.objects.get(slug="idle-hours-ghost")
+    assert stored_texts(page) == ("Idle hours", "Summary.", "Seo", "Meta", "Alt", ["gpu-costs"], ["cedana-editorial"])
+    assert comparable_body(page.body) == [
+        ("heading", {"text": "Heading", "level": "h2", "anchor": ""}),
+        ("paragraph", "<p>Paragraph.</p>"),
+        ("quote", {"quote": "Q", "attribution": ""}),
+    ]
+
+
+def wxr(*items: str) -> bytes:
+    """A WordPress export (WXR 1.2) of ``items``, made with ``wxr_post``."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" '
+        'xmlns:excerpt="http://wordpress.org/export/1.2/excerpt/" '
+        'xmlns:content="http://purl.org/rss/1.0/modules/content/" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">'
+        "<channel>" + "".join(items) + "</channel></rss>"
+    ).encode()
+
+
+def wxr_post(categories: str = "", **fields) -> str:
+    """One ``<item>``: ``fields`` by tag with ``__`` for ``:`` (``wp__post_name``), each as CDATA."""
+    values = {
+        "title": "Idle hours",
+        "wp:post_id": "7",
+        "wp:post_type": "post",
+        "wp:status": "draft",
+        "wp:post_name": "idle-hours-wp",
+        "excerpt:encoded": "Summary.",
+        "content:encoded": "<p>Text.</p>",
+        **{tag.replace("__", ":"): value for tag, value in fields.items()},
+    }
+    return (
+        "<item>"
+        + "".join(f"<{tag}><![CDATA[{value}]]></{tag}>" for tag, value in values.items())
+        + categories
+        + "</item>"
+    )
+
+
+WXR_NUL = {
+    # XML cannot hold a NUL; percent-encoded in a slug it is one once read.
+    "post_name": (wxr_post(wp__post_name="idle%00hours"), "'slug': Null characters are not allowed."),
+    "category": (
+        wxr_post(categories='<category domain="category" nicename="gpu%00costs"><![CDATA[GPU costs]]></category>'),
+        "'topics': Null characters are not allowed.",
+    ),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(WXR_NUL))
+def test_a_nul_read_from_a_wordpress_post_fails_it_naming_the_field(demo, tmp_path, case):
+    item, message = WXR_NUL[case]
+    export = tmp_path / "export.xml"
+    export.write_bytes(wxr(item))
+    output, _error = run_failing(export)
+    assert f"export.xml post 7: failed\n    - {message}" in output
+    assert not ArticlePage.objects.filter(slug="idle-hours-wp").exists()
+
+
+@pytest.mark.django_db
+def test_character_references_in_a_wordpress_body_lose_their_control_characters(demo, tmp_path):
+    export = tmp_path / "export.xml"
+    body = "<h2>Head&#1;ing</h2><p>Para&#x1f;graph&#11;.</p><table><tr><th>A&#x0b;</th></tr></table>"
+    export.write_bytes(wxr(wxr_post(excerpt__encoded="<p>Sum&#1;mary.</p>", content__encoded=body)))
+    run(export)
+    page = ArticlePage.objects.get(slug="idle-hours-wp")
+    assert page.summary == "Summary."
+    blocks = comparable_body(page.body)
+    assert blocks[:2] == [
+        ("heading", {"text": "Heading", "level": "h2", "anchor": ""}),
+        ("paragraph", "<p>Paragraph.</p>"),
+    ]
+    assert blocks[2][1]["data"] == [["A"]]
+
+
+LONG = "x" * 100_000
+# Values of the wrong JSON type or size where Ghost has text or ids: never a 500, never turned
+# into text whole. (expected in the output or error, whether the import exits 1)
+HOSTILE_GHOST = {
+    "id-list": (ghost_export(ghost_post(id=[1, [2]], title="Listed id", slug="listed-id")), "post 1: created", False),
+    "id-object": (
+        ghost_export(ghost_post(id={"a": 1}, title="Mapped id", slug="mapped-id")),
+        "post 1: created",
+        False,
+    ),
+    "table-ids-lists": (
+        ghost_export(
+            ghost_post(id="p", title="Odd tables", slug="odd-tables"),
+            tags=[{"id": [1], "name": "GPU costs"}],
+            users=[{"id": {"a": 1}, "name": "Cedana Editorial"}],
+            posts_tags=[{"post_id": ["p"], "tag_id": [1]}],
+            posts_authors=[{"post_id": "p", "author_id": [[]]}],
+            posts_meta=[{"post_id": {"p": 1}, "meta_title": "x"}],
+        ),
+        "post p: created",
+        False,
+    ),
+    "long-id": (ghost_export(ghost_post(id=LONG, title="Long id", slug="long-id")), "post xxxxxxxxxx", False),
+    "long-status": (
+        ghost_export(ghost_post(title="Long status", slug="long-status", status=LONG)),
+        "status 'xxx",
+        False,
+    ),
+    "long-type": (ghost_export(ghost_post(title="T", slug="t", type=LONG)), "a Ghost xxxxx", False),
+    "title-long-list": (ghost_export(ghost_post(title=["lol"] * 100_000, slug="l")), "the post has no title", True),
+    "title-nested": (ghost_export(ghost_post(title=json.loads("[" * 300 + "]" * 300), slug="n")), "no title", True),
+    "title-object": (ghost_export(ghost_post(title={"a": {"b": LONG}}, slug="o")), "the post has no title", True),
+    "huge-number": (
+        b'{"db": [{"data": {"posts": [{"id": ' + b"9" * 5000 + b"}]}}]}",
+        "not a JSON file we can read",
+        True,
+    ),
+    "feature-image-not-a-url": (
+        ghost_export(ghost_post(title="Bad URL", slug="bad-url", feature_image="http://[x/a.png")),
+        "featured image http://[x/a.png is not in the export",
+        False,
+    ),
+    "feature-image-nul": (
+        ghost_export(ghost_post(title="Nul path", slug="nul-path", feature_image="/content/images/a%00.png")),
+        "is not in the export",
+        False,
+    ),
+    "body-image-nul": (
+        ghost_export(ghost_post(title="Nul img", slug="nul-img", html='<p><img src="/a%00.png" alt="A"></p>')),
+        "image /a%00.png is not in the export",
+        False,
+    ),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(HOSTILE_GHOST))
+def test_ghost_values_of_the_wrong_type_or_size_are_never_a_500(demo, tmp_path, case):
+    data, expected, fails = HOSTILE_GHOST[case]
+    export = tmp_path / "export.json"
+    export.write_bytes(data)
+    (tmp_path / "a.png").write_bytes(b"not read")  # the folder is searched: a NUL path must not reach it
+    output, error = run_failing(export) if fails else (run(export), "")
+    assert expected in output + error
+    assert max(len(line) for line in (output + error).splitlines()) < 500  # values are cut, not quoted whole
+
+
 URL = "/admin/articles/import/"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", ["nul-title", *sorted(HOSTILE_GHOST)])
+def test_the_admin_view_reports_hostile_ghost_values_never_a_500(client, demo, moderator, case):
+    data = ghost_with({"title": "Idle\x00 hours"}) if case == "nul-title" else HOSTILE_GHOST[case][0]
+    client.force_login(moderator)
+    response = client.post(URL, {"file": SimpleUploadedFile("export.json", data)})
+    assert response.status_code in {200, 400}
+    content = response.content.decode()
+    if case == "nul-title":
+        assert "<strong>export.json post p</strong>: failed" in content
+        assert "&#x27;title&#x27;: Null characters are not allowed." in content
 
 
 @pytest.mark.django_db

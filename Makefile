@@ -41,10 +41,10 @@ install-dev: $(VENV)/.dev-installed node_modules/.package-lock.json ## Install t
 # unless WAGTAILADMIN_BASE_URL or WAGTAIL_SITE_ROOT_URL is set (docs/operations.md, "Absolute URLs").
 setup run: export WAGTAILADMIN_BASE_URL ?= http://$(HOST):$(PORT)
 
-setup: install ## Install, migrate and load the demo content (no server)
+setup: install ## Install, migrate and load the demo content once; later runs keep your edits (no server)
 	mkdir -p var
 	$(MANAGE) migrate --noinput
-	$(MANAGE) load_demo
+	$(MANAGE) load_demo --keep-content
 
 run: setup ## Set up, then serve http://$(HOST):$(PORT)/ with the publishing scheduler beside it
 	@echo "Serving http://$(HOST):$(PORT)/ (Ctrl-C stops the server and the scheduler)"

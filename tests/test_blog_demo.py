@@ -21,7 +21,7 @@ from wagtail.models import Page, Revision, Site
 import pytest
 
 from blog.demo import illustration_cache, illustrations
-from blog.demo.management.commands.load_demo import demo_logins_file
+from blog.demo.management.commands.load_demo import DEFAULT_FIXTURE, demo_logins_file
 from blog.forms import FIELD_LIMITS
 from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
 from home.models import HomePage, SiteImage, SiteRendition
@@ -345,6 +345,65 @@ def test_load_demo_restores_an_edited_field_and_leaves_the_rest(demo):
     assert "1 change" in out.getvalue()
     article.refresh_from_db()
     assert article.summary != "Edited by hand."
+
+
+def test_make_run_keeps_what_was_edited_and_follows_the_address_it_serves(demo, settings, django_user_model):
+    """``make run`` loads the demo with ``--keep-content``: on a database that has it, a published
+    edit of an article, an author, a topic, the site settings and a deleted login survive (they
+    were all put back on every start), and the Site still moves to the address served."""
+    from home.models import SiteChromeSettings
+
+    article, topic = demo.articles[3], demo.topics["gpu-costs"]
+    article.title = "Corrected title by an editor"
+    article.save_revision().publish()
+    draft = demo.articles[4]
+    draft.summary = "A draft of a new summary."
+    draft.save_revision()
+    topic.intro = "Edited intro."
+    topic.save_revision().publish()
+    author = Author.objects.order_by("pk").first()
+    author.role = "Edited role"
+    author.save()
+    site = Site.objects.get(is_default_site=True)
+    chrome = SiteChromeSettings.for_site(site)
+    chrome.brand_tagline = "Edited tagline"
+    chrome.save()
+    django_user_model.objects.create_user("editor", password="a-long-test-password")
+    django_user_model.objects.filter(username="editor").delete()  # a demo login deleted on purpose
+    settings.WAGTAIL_SITE_ROOT_URL = "http://127.0.0.1:8123"  # make run PORT=8123
+    revisions = Revision.objects.count()
+
+    out = io.StringIO()
+    call_command("load_demo", "--keep-content", "--users", stdout=out)
+
+    assert "already loaded" in out.getvalue() and "1 change" in out.getvalue()
+    assert "user: editor" not in out.getvalue()
+    assert not django_user_model.objects.filter(username="editor").exists()
+    assert Revision.objects.count() == revisions
+    article.refresh_from_db()
+    assert article.title == "Corrected title by an editor" and article.live
+    assert (
+        ArticlePage.objects.get(pk=draft.pk).get_latest_revision().as_object().summary == "A draft of a new summary."
+    )
+    assert TopicPage.objects.get(pk=topic.pk).intro == "Edited intro."
+    assert Author.objects.get(pk=author.pk).role == "Edited role"
+    assert SiteChromeSettings.for_site(site).brand_tagline == "Edited tagline"
+    site.refresh_from_db()
+    assert (site.hostname, site.port) == ("127.0.0.1", 8123)
+
+
+def test_keep_content_loads_the_demo_where_there_is_none(demo, tmp_path):
+    """The first ``make run``: no home page yet, so ``--keep-content`` loads the demo (here a
+    fixture of one article, to keep the test short)."""
+    fixture = json.loads(DEFAULT_FIXTURE.read_text())
+    fixture["articles"] = fixture["articles"][:1]
+    small = tmp_path / "demo.json"
+    small.write_text(json.dumps(fixture))
+    demo.home.delete()
+    out = io.StringIO()
+    call_command("load_demo", "--keep-content", "--no-users", "--fixture", str(small), stdout=out)
+    assert "Demo content loaded: 1 articles" in out.getvalue()
+    assert list(ArticlePage.objects.live().values_list("slug", flat=True)) == [fixture["articles"][0]["slug"]]
 
 
 def test_load_demo_redraws_a_changed_drawing_and_drops_its_old_renditions(demo):

@@ -85,8 +85,15 @@ class Command(BaseCommand):
             default=None,
             help="Create the demo admin, editor and moderator logins (default: only when DEBUG is on).",
         )
+        parser.add_argument(
+            "--keep-content",
+            action="store_true",
+            help="Where the demo is already loaded (the site has its home page), change no page, snippet, "
+            "setting or login: only the default Site's address follows WAGTAIL_SITE_ROOT_URL. make run uses "
+            "it, so what you edit survives a restart; without it every demo field is put back.",
+        )
 
-    def handle(self, *args, fixture: Path, users: bool | None, **options):
+    def handle(self, *args, fixture: Path, users: bool | None, keep_content: bool, **options):
         try:
             data = json.loads(fixture.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
@@ -96,6 +103,19 @@ class Command(BaseCommand):
         # half-way, after the home page was made).
         site_address = site_host_and_port(settings.WAGTAIL_SITE_ROOT_URL)
         self.changes = 0
+        root = Page.get_first_root_node()
+        if keep_content and root is not None and HomePage.objects.child_of(root).exists():
+            # make run on a database it loaded before: an editor's changes are not put back.
+            with transaction.atomic():
+                self.ensure_site_address(site_address)
+            self.stdout.write(
+                "The demo is already loaded: its pages, snippets, settings and logins are left as they are "
+                f"({self.changes} change{'s' if self.changes != 1 else ''} to the site's address). "
+                "manage.py load_demo without --keep-content puts the demo content back."
+            )
+            if users if users is not None else settings.DEBUG:
+                self.ensure_demo_users(create=False)
+            return
         with transaction.atomic():
             home = self.ensure_home(data["home"])
             self.ensure_site(home, data["site"], site_address)
@@ -145,6 +165,16 @@ class Command(BaseCommand):
             self.publish(home)
             return home
         return self.update_page(home, fields)
+
+    def ensure_site_address(self, address: tuple[str, int]):
+        """The default Site at ``address`` (``site_host_and_port``), nothing else changed; none if
+        there is no default Site (then the pages are not the demo's to place)."""
+        hostname, port = address
+        site = Site.objects.filter(is_default_site=True).first()
+        if site is not None and (site.hostname, site.port) != (hostname, port):
+            site.hostname, site.port = hostname, port
+            site.save()
+            self.changes += 1
 
     def ensure_site(self, home: HomePage, site_data: dict, address: tuple[str, int]):
         """The default Site: rooted at ``home``, named from the fixture, and at ``address``, the
@@ -301,9 +331,11 @@ class Command(BaseCommand):
             self.changes += 1
         return author
 
-    def ensure_demo_users(self):
+    def ensure_demo_users(self, create: bool = True):
         """Create the dev logins once, with random passwords kept in the database's logins file
-        (``demo_logins_file``: ``var/demo-logins.json`` for ``make run``'s SQLite database).
+        (``demo_logins_file``: ``var/demo-logins.json`` for ``make run``'s SQLite database), and
+        print them; ``create=False`` prints those that exist and makes none (a login deleted on
+        purpose stays deleted).
 
         ``admin`` is a superuser; ``editor`` is in the Editors group and ``moderator`` in the
         Moderators group (see ``blog.roles``). Existing users keep their passwords.
@@ -317,9 +349,15 @@ class Command(BaseCommand):
             ("moderator", "Demo moderator", MODERATORS),
         ]
         created = False
+        existing = set(
+            user_model.objects.filter(username__in=[account[0] for account in accounts]).values_list(
+                "username", flat=True
+            )
+        )
         for username, full_name, group_name in accounts:
-            if user_model.objects.filter(username=username).exists():
+            if username in existing or not create:
                 continue
+            existing.add(username)
             password = secrets.token_urlsafe(12)
             first_name, last_name = full_name.split(" ", 1)
             email = f"{username}@example.com"
@@ -340,6 +378,8 @@ class Command(BaseCommand):
             f"Demo logins at {settings.WAGTAIL_SITE_ROOT_URL.rstrip('/')}/admin/ (kept in {logins_file}):"
         )
         for username, full_name, _group in accounts:
+            if username not in existing:
+                continue
             password = logins.get(username, f"(unchanged; reset with: manage.py changepassword {username})")
             self.stdout.write(f"  {full_name.split()[1]:<13}  user: {username:<9}  password: {password}")
 

@@ -533,13 +533,16 @@ class ArticlePage(BasePage):
         validators=[MaxLengthValidator(SUMMARY_MAX_LENGTH)],
         help_text=f"Plain text shown on cards and as the standfirst (at most {SUMMARY_MAX_LENGTH} characters).",
     )
+    # Optional to the model, required to publish (the publish gates, ``blog.forms``): deleting the
+    # image from the library sets this to null on live articles too, and a required field would
+    # then make every later save of such a page (lock, alias, move, copy) a ValidationError.
     image = models.ForeignKey(
         get_image_model(),
         null=True,
-        blank=False,
+        blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
-        help_text="Card and hero image (at least 1200x675).",
+        help_text="Card and hero image (at least 1200x675); needed to publish.",
     )
     image_alt = models.CharField(
         "image alt text",

@@ -495,19 +495,20 @@ def test_wagtail_copy_view_still_reads_the_parent_before_validating(admin_client
 
 
 def _article_the_model_refuses(demo, *, live: bool):
-    """An article whose card image is gone: a draft revision saved without one (Wagtail defers
-    required fields for drafts), or a live page whose image was deleted (``SET_NULL``)."""
-    from home.models import SiteImage
+    """An article without the summary the model requires: a draft revision saved without one
+    (Wagtail defers required fields for drafts), or a live page whose row lost it (as a required
+    foreign key does when its object is deleted with ``SET_NULL``; the card image was one, until
+    it became optional to the model and required by the publish gates only)."""
+    from blog.models import ArticlePage
 
-    from .factories import ArticlePageFactory, SiteImageFactory
+    from .factories import ArticlePageFactory
 
-    image = SiteImageFactory()
-    article = ArticlePageFactory(parent=demo.blog, live=False, image=image, topics=[demo.topics["gpu-costs"]])
+    article = ArticlePageFactory(parent=demo.blog, live=False, topics=[demo.topics["gpu-costs"]])
     if live:
         article.save_revision().publish()
-        SiteImage.objects.filter(pk=image.pk).delete()
+        ArticlePage.objects.filter(pk=article.pk).update(summary="")
     else:
-        article.image = None
+        article.summary = ""
         article.save_revision(clean=False)
     return article
 
@@ -531,7 +532,7 @@ def test_wagtail_still_publishes_without_validating_outside_the_editor(admin_cli
     _without_our_hook(monkeypatch, "before_bulk_action", refuse_bulk_publish_of_pages_that_fail_the_checks)
     draft = _article_the_model_refuses(demo, live=False)
     url = reverse("wagtail_bulk_action", args=("wagtailcore", "page", "publish")) + f"?id={draft.pk}"
-    with pytest.raises(ValidationError, match="image"):
+    with pytest.raises(ValidationError, match="summary"):
         admin_client.post(url)
 
     draft.get_workflow().start(draft, admin_user)
@@ -541,7 +542,7 @@ def test_wagtail_still_publishes_without_validating_outside_the_editor(admin_cli
     )
     stock = [name for name in settings.MIDDLEWARE if name != "home.publish_checks.ApprovalChecksMiddleware"]
     assert len(stock) == len(settings.MIDDLEWARE) - 1
-    with override_settings(MIDDLEWARE=stock), pytest.raises(ValidationError, match="image"):
+    with override_settings(MIDDLEWARE=stock), pytest.raises(ValidationError, match="summary"):
         client = Client()  # a new client loads the middleware as overridden
         client.force_login(admin_user)
         client.post(approve)
@@ -549,7 +550,7 @@ def test_wagtail_still_publishes_without_validating_outside_the_editor(admin_cli
     _without_our_hook(monkeypatch, "before_copy_page", refuse_publishing_copies_that_fail_the_checks)
     live = _article_the_model_refuses(demo, live=True)
     form = {"new_title": "Copy", "new_slug": "a-live-copy", "new_parent_page": demo.blog.pk, "publish_copies": "on"}
-    with pytest.raises(ValidationError, match="image"):
+    with pytest.raises(ValidationError, match="summary"):
         admin_client.post(reverse("wagtailadmin_pages:copy", args=(live.pk,)), form)
 
 

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.shortcuts import redirect
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils.text import capfirst
 
 from wagtail.admin import messages
@@ -161,15 +161,22 @@ def report_failures(request, lead: str, failures, advice: str) -> None:
 
 def bulk_return_url(request, pages) -> str:
     """Where a refused bulk action sends the user: its ``next``, if Wagtail's check finds it a URL
-    of this site and it is a path other than the action's own, else the listing of the first
-    selected page's parent.
+    of this site and its path is one the site routes to a view other than a bulk action's, else
+    the listing of the first selected page's parent.
 
     Wagtail's bulk actions fall back to their own path, which without the selection in its query
-    string is a 404; a relative ``next`` ("garbage") would be read against that path too.
+    string is a 404, as is any bulk action's path (``/admin/bulk/…/publish``, with or without its
+    slash) and a path nothing routes; a relative ``next`` ("garbage") would be read against the
+    action's path too.
     """
     next_url = get_valid_next_url_from_request(request)
-    if next_url.startswith("/") and urlsplit(next_url).path != request.path:
-        return next_url
+    if next_url.startswith("/"):
+        try:
+            match = resolve(urlsplit(next_url).path)
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != "wagtail_bulk_action":
+            return next_url
     parent = pages[0].get_parent() if pages else None
     if parent is None:
         return reverse("wagtailadmin_explore_root")

@@ -184,6 +184,9 @@ def test_the_checks_follow_wagtails_choice_of_descendants(demo, moderator):
         "%00",
         "http://[::1",
         "/admin/bulk/wagtailcore/page/publish/",  # the action itself: a 404 without the selection
+        "/admin/bulk/wagtailcore/page/publish",  # the same without its slash
+        "/admin/bulk/wagtailcore/page/unpublish/",  # another bulk action
+        "/admin/bulk/wagtailcore/page/publish/?id=1",
     ],
 )
 def test_a_next_that_is_not_a_path_of_this_site_returns_to_the_listing(client, demo, moderator, hostile):

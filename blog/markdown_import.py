@@ -37,6 +37,7 @@ from functools import cached_property
 from html import escape as html_escape
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
+from urllib.parse import unquote
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -74,8 +75,16 @@ from home.text_cleaning import XML_INVALID_CHARACTERS, form_text, remove_invalid
 MAX_MARKDOWN_BYTES = 1024 * 1024
 MAX_ZIP_MEMBERS = 2000
 MAX_ZIP_BYTES = 200 * 1024 * 1024
-# What reading a damaged zip member raises (a bad CRC, a truncated or corrupt stream).
-ZIP_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
+# What opening a zip or reading a member raises: a damaged one (a bad CRC, a truncated or corrupt
+# stream, a bad central directory or zip64 record), an encrypted member (RuntimeError) and a
+# compression method or zip version zipfile does not read (NotImplementedError).
+ZIP_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError)
+# The compression methods zipfile reads; others are named in the message where we know them.
+ZIP_METHODS_READ = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
+ZIP_METHOD_NAMES = {9: "Deflate64", 93: "Zstandard", 95: "XZ", 98: "PPMd"}
+# Flag bit 0: encrypted (ZipCrypto); bit 6: strong encryption. Method 99 is WinZip's AES.
+ZIP_ENCRYPTED_FLAGS = 0x1 | 0x40
+ZIP_AES_METHOD = 99
 IMAGE_SUFFIXES = {".avif", ".gif", ".jpg", ".jpeg", ".png", ".webp"}
 # Front matter is a mapping of values and lists (three levels); 20 is far past any real post's and
 # far short of Python's recursion limit, which PyYAML's composer (one call per level) would reach.
@@ -236,6 +245,13 @@ def cut(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def shown_name(name: str) -> str:
+    """A file name or path for a message: characters that do not print (control characters, a
+    NUL, a bidi override such as U+202E that would turn the report's text around) as escapes
+    (``\\x00``, ``\\u202e``), then ``cut``; letters of any script and emoji stay as they are."""
+    return cut("".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in name))
+
+
 def _shown(value) -> str:
     """A front matter value (or key) for a message: text in quotes and ``cut``; a number as itself;
     anything else by its type ("a list"), never turned into text whole (a list may be a nest of
@@ -290,8 +306,9 @@ class MarkdownSource:
         return read_front_matter(self.text)
 
     def read_file(self, reference: str, limit: int | None = None) -> bytes | None:
-        """The bytes of ``reference`` (relative to this file), or None if it is missing, outside
-        the import or over ``limit`` bytes."""
+        """The bytes of ``reference`` (relative to this file, decoded: ``my card.png``), or None if
+        it is missing, outside the import or over ``limit`` bytes. Raises MarkdownImportError for
+        a zip member that cannot be unpacked (``read_member``)."""
         path = posixpath.normpath(posixpath.join(posixpath.dirname(self.name), reference))
         return self.files.read(path, limit=limit)
 
@@ -299,7 +316,8 @@ class MarkdownSource:
 class SourceFiles:
     """The files of one import (a folder or a zip), read by POSIX path inside it.
 
-    Paths that leave the import (``..``, absolute paths, drive letters) read as missing.
+    Paths that leave the import (``..``, absolute paths, drive letters) read as missing, as do
+    names the file system refuses (too long).
     """
 
     def __init__(self, folder: Path | None = None, archive: zipfile.ZipFile | None = None):
@@ -307,6 +325,9 @@ class SourceFiles:
         self.archive = archive
 
     def read(self, path: str, limit: int | None = None) -> bytes | None:
+        """The bytes of ``path``, or None if it is missing, outside the import or over ``limit``
+        bytes. Raises MarkdownImportError (``read_member``) for a zip member that is there but
+        cannot be unpacked (encrypted, an unknown compression method, damaged)."""
         if not _safe_member(path):
             return None
         if self.archive is not None:
@@ -316,16 +337,9 @@ class SourceFiles:
                 return None
             if info.file_size > (limit or MAX_ZIP_BYTES):
                 return None
-            try:
-                return self.archive.read(info)
-            except ZIP_READ_ERRORS:
-                return None
-        if self.folder is None:
-            return None
-        target = (self.folder / path).resolve()
-        if not target.is_relative_to(self.folder) or not target.is_file():
-            return None
-        if target.stat().st_size > (limit or MAX_ZIP_BYTES):
+            return read_member(self.archive, info)
+        target = self._file(path)
+        if target is None or target.stat().st_size > (limit or MAX_ZIP_BYTES):
             return None
         return target.read_bytes()
 
@@ -339,10 +353,17 @@ class SourceFiles:
             except KeyError:
                 return False
             return True
+        return self._file(path) is not None
+
+    def _file(self, path: str) -> Path | None:
+        """The file at ``path`` in the folder, or None (no folder, outside it, not a file)."""
         if self.folder is None:
-            return False
-        target = (self.folder / path).resolve()
-        return target.is_relative_to(self.folder) and target.is_file()
+            return None
+        try:
+            target = (self.folder / path).resolve()
+            return target if target.is_relative_to(self.folder) and target.is_file() else None
+        except OSError:  # a name past the file system's limit (ENAMETOOLONG): no such file
+            return None
 
 
 def _safe_member(path: str) -> bool:
@@ -407,11 +428,33 @@ def sources_from_zip(name: str, data: bytes) -> list[MarkdownSource]:
         if info.file_size > MAX_MARKDOWN_BYTES:
             _too_large(info.filename)
         try:
-            data = archive.read(info)
-        except ZIP_READ_ERRORS as error:
-            raise MarkdownImportError(f"{name}: {info.filename} cannot be unpacked ({error})") from error
+            data = read_member(archive, info)
+        except MarkdownImportError as error:
+            raise MarkdownImportError(f"{name}: {error}") from error
         sources.append(_source(info.filename, data, files))
     return sources
+
+
+def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The bytes of ``archive``'s member ``info``. Raises MarkdownImportError naming it
+    ("a.md cannot be unpacked: ...") if it is encrypted, uses a compression method zipfile does
+    not read (Deflate64, AES) or is damaged (a bad CRC, a truncated stream)."""
+    problem = f"{shown_name(info.filename)} cannot be unpacked"
+    # Checked before reading: zipfile's own error quotes the whole ZipInfo and asks for a password.
+    if info.flag_bits & ZIP_ENCRYPTED_FLAGS or info.compress_type == ZIP_AES_METHOD:
+        raise MarkdownImportError(f"{problem}: it is encrypted (zip it again without a password)")
+    try:
+        return archive.read(info)
+    except NotImplementedError as error:
+        if info.compress_type in ZIP_METHODS_READ:  # another zip feature, e.g. "patched data"
+            raise MarkdownImportError(f"{problem}: it uses a zip feature that is not supported ({error})") from error
+        method = ZIP_METHOD_NAMES.get(info.compress_type)
+        raise MarkdownImportError(
+            f"{problem}: it uses a compression method ({info.compress_type}{f', {method}' if method else ''}) "
+            "that is not supported (zip it again with the usual Deflate compression)"
+        ) from error
+    except ZIP_READ_ERRORS as error:
+        raise MarkdownImportError(f"{problem} ({cut(str(error), 120)})") from error
 
 
 def open_zip(name: str, data: bytes) -> zipfile.ZipFile:
@@ -421,13 +464,13 @@ def open_zip(name: str, data: bytes) -> zipfile.ZipFile:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as error:
-        raise MarkdownImportError(f"{name}: not a readable zip file ({error})") from error
+    except ZIP_READ_ERRORS as error:  # e.g. NotImplementedError "zip file version 25.2"
+        raise MarkdownImportError(f"{name}: not a readable zip file ({cut(str(error), 120)})") from error
     if len(members) > MAX_ZIP_MEMBERS:
         raise MarkdownImportError(f"{name}: more than {MAX_ZIP_MEMBERS} files in the zip")
     if sum(info.file_size for info in members) > MAX_ZIP_BYTES:
         raise MarkdownImportError(f"{name}: the zip unpacks to more than {MAX_ZIP_BYTES // 2**20} MB")
-    unsafe = [info.filename for info in members if not _safe_member(info.filename.rstrip("/"))]
+    unsafe = [shown_name(info.filename) for info in members if not _safe_member(info.filename.rstrip("/"))]
     if unsafe:
         raise MarkdownImportError(
             f"{name}: the zip has paths outside its folder ({', '.join(unsafe[:3])}); nothing imported"
@@ -516,7 +559,7 @@ class ArticleReader:
             raise MarkdownImportError("no title: add 'title:' to the front matter or start with '# Title'")
         slug = _text_field(meta, "slug", 255) or slugify(title, allow_unicode=True)
         if not slug or slugify(slug, allow_unicode=True) != slug:
-            raise MarkdownImportError(f"slug '{slug}' is not a slug; use lowercase letters, digits and hyphens")
+            raise MarkdownImportError(f"slug '{cut(slug)}' is not a slug; use lowercase letters, digits and hyphens")
         body = self.body(nodes)
         summary = _text_field(meta, "summary", None)
         if len(summary) > SUMMARY_MAX_LENGTH:
@@ -667,7 +710,7 @@ class ArticleReader:
         language_word = info.split(maxsplit=1)[0].lower() if info else ""
         language = _LANGUAGE_ALIASES.get(language_word, language_word)
         if language not in _LANGUAGES:
-            self.note(node, f"code language '{language_word}' is not one we highlight: shown as plain text")
+            self.note(node, f"code language {_shown(language_word)} is not one we highlight: shown as plain text")
             language = "text"
         title = _FENCE_TITLE.search(info)
         filename = next((group for group in title.groups() if group is not None), "") if title else ""
@@ -711,7 +754,7 @@ class ArticleReader:
                 "type": "embed",
                 "value": {"video": argument or options.get("url", ""), "caption": options.get("caption", "")},
             }
-        self.note(node, f"directive {{{name}}} is not one of ours: kept as a plain-text code listing")
+        self.note(node, f"directive {{{cut(name)}}} is not one of ours: kept as a plain-text code listing")
         return {"type": "code", "value": {"language": "text", "filename": "", "source": node.content.rstrip("\n")}}
 
     def table(self, node) -> dict:
@@ -741,7 +784,7 @@ class ArticleReader:
     def callout(self, node, alert: str, first_inline, rest) -> dict:
         kind = _ALERT_KINDS.get(alert)
         if kind is None:
-            self.note(node, f"alert [!{alert}] is not one we know: shown as a note")
+            self.note(node, f"alert [!{cut(alert)}] is not one we know: shown as a note")
             kind = "note"
         elif alert in {"IMPORTANT", "CAUTION"}:
             self.note(node, f"alert [!{alert}] shown as a {kind}")
@@ -795,7 +838,10 @@ class ArticleReader:
             return None
         image_node = parts[0]
         alt = _plain(image_node)
-        image = self.image_for(self.source, image_node.attrs.get("src", ""), alt, self.note_for(node))
+        # markdown-it percent-encodes link targets (images/caf%C3%A9.png, my%20card.png): the file
+        # is looked up, and named in notes, by its decoded name, as front matter's image: is.
+        src = unquote(str(image_node.attrs.get("src") or ""))
+        image = self.image_for(self.source, src, alt, self.note_for(node))
         if image is None:
             return {"type": "paragraph", "value": f"<p>{escape(self.source_lines(node))}</p>"}
         caption = str(image_node.attrs.get("title") or "")[:300]
@@ -872,7 +918,7 @@ class ArticleReader:
             elif kind == "footnote_anchor":
                 continue  # the back link; the footnotes block draws its own
             elif kind == "html_inline":
-                self.note(node, f"inline HTML {node.content!r} was kept as text")
+                self.note(node, f"inline HTML {cut(repr(node.content))} was kept as text")
                 runs.append(("text", node.content))
             else:
                 self.note(node, f"{kind.replace('_', ' ')} was kept as text")
@@ -885,7 +931,7 @@ class ArticleReader:
             self.links.add(href)
             return f'<a linktype="page" id="{page.pk}">'
         if _is_markdown_link(href):
-            self.note(node, f"link to {href} kept as a plain link: no article with that slug")
+            self.note(node, f"link to {cut(href)} kept as a plain link: no article with that slug")
         return f'<a href="{html_escape(href)}">'
 
 
@@ -1292,17 +1338,22 @@ def _library_image(source: MarkdownSource, reference: str, alt: str, note, *, us
     through Wagtail's image form (its format, size and pixel checks) with ``alt`` as its
     description. None, with a note, if the file is missing, remote or refused; DRY_RUN_IMAGE for
     a new image in a dry run (its checks ran; nothing is stored)."""
+    shown = shown_name(reference)
     if "://" in reference or reference.startswith("data:"):
-        note(f"image {reference[:80]} is not in the import (no network): kept as text")
+        note(f"image {shown} is not in the import (no network): kept as text")
         return None
     if PurePosixPath(reference).suffix.lower() not in IMAGE_SUFFIXES:
-        note(f"image {reference} is not a {'/'.join(sorted(s[1:] for s in IMAGE_SUFFIXES))} file: kept as text")
+        note(f"image {shown} is not a {'/'.join(sorted(s[1:] for s in IMAGE_SUFFIXES))} file: kept as text")
         return None
     max_bytes = settings.WAGTAILIMAGES_MAX_UPLOAD_SIZE
-    data = source.read_file(reference, limit=max_bytes)
+    try:
+        data = source.read_file(reference, limit=max_bytes)
+    except MarkdownImportError as error:  # there, but encrypted or damaged: the article goes ahead
+        note(f"image {error}: kept as text")
+        return None
     if data is None:
         note(
-            f"image {reference} is not beside the file in the import "
+            f"image {shown} is not beside the file in the import "
             f"(or is larger than {filesizeformat(max_bytes)}): kept as text"
         )
         return None
@@ -1324,7 +1375,7 @@ def _library_image(source: MarkdownSource, reference: str, alt: str, note, *, us
     )
     if not form.is_valid():
         messages = "; ".join(" ".join(errors) for errors in form.errors.values())
-        note(f"image {reference} was refused: {messages}")
+        note(f"image {shown} was refused: {messages}")
         return None
     if dry_run:
         return DRY_RUN_IMAGE

@@ -116,7 +116,8 @@ class ExportedPost:
         return ExportedPostReader
 
     def read_file(self, reference: str, limit: int | None = None) -> bytes | None:
-        """The bytes of ``reference`` (a path found by ``local_image``) from the export's files."""
+        """The bytes of ``reference`` (a path found by ``local_image``) from the export's files;
+        raises MarkdownImportError for a zip member that cannot be unpacked (``read_member``)."""
         for files in self.files:
             if (data := files.read(reference, limit=limit)) is not None:
                 return data
@@ -829,9 +830,9 @@ def sources_from_zip(name: str, data: bytes, extra: list) -> list:
         if info.file_size > MAX_EXPORT_BYTES:
             raise MarkdownImportError(f"{info.filename}: larger than {MAX_EXPORT_BYTES // 2**20} MB")
         try:
-            export = archive.read(info)
-        except markdown_import.ZIP_READ_ERRORS as error:
-            raise MarkdownImportError(f"{name}: {info.filename} cannot be unpacked ({error})") from error
+            export = markdown_import.read_member(archive, info)
+        except MarkdownImportError as error:
+            raise MarkdownImportError(f"{name}: {error}") from error
         sources += posts_from_export(info.filename, export, [files, *extra])
     return sources + markdown_import.sources_from_zip(name, data)
 

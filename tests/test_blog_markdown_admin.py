@@ -10,7 +10,14 @@ import pytest
 from blog.models import ArticlePage
 from home.text_cleaning import without_invalid_characters
 
-from .test_blog_markdown_import import HOSTILE_FILES, NUL_IN_A_FIELD, png_bytes, zip_of
+from .test_blog_markdown_import import (
+    HOSTILE_FILES,
+    NUL_IN_A_FIELD,
+    UNREADABLE_MEMBERS,
+    png_bytes,
+    zip_of,
+    zip_with_unreadable,
+)
 
 URL = "/admin/articles/import/"
 GOOD = b"---\ntitle: Uploaded in the admin\nsummary: From the import view.\n---\n\nText with $x^2$.\n"
@@ -127,3 +134,33 @@ def test_markdown_download_of_an_id_that_is_no_article_is_a_404(client, demo, ed
     client.force_login(editor)
     response = client.get(f"/admin/articles/{page_id}/markdown/")
     assert response.status_code == 404, (page_id, response.status_code)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(UNREADABLE_MEMBERS))
+def test_an_unreadable_zip_member_is_a_clear_error_or_note_never_a_500(client, demo, moderator, case):
+    """An encrypted, Deflate64, AES or damaged ``.md`` fails the upload naming it and why; such an
+    image is a note and the article is imported without it (the test client raises what would
+    be a 500)."""
+    client.force_login(moderator)
+    pages = ArticlePage.objects.count()
+    response = client.post(URL, {"file": upload("posts.zip", zip_with_unreadable("post.md", case))})
+    assert response.status_code == 400
+    assert f"posts.zip: post.md {UNREADABLE_MEMBERS[case][1]}" in response.content.decode()
+    assert ArticlePage.objects.count() == pages
+    response = client.post(URL, {"file": upload("posts.zip", zip_with_unreadable("images/card.png", case))})
+    assert response.status_code == 200
+    [report] = response.context["reports"]
+    assert report.action == "created" and len(report.notes) == 2
+    assert all(f"image images/card.png {UNREADABLE_MEMBERS[case][1]}" in note for note in report.notes)
+
+
+@pytest.mark.django_db
+def test_a_body_image_with_an_accented_name_is_found_in_an_uploaded_zip(client, demo, moderator):
+    markdown = "---\ntitle: Café chart\nsummary: s\n---\n\n![A café chart](images/café.png)\n"
+    members = {"post.md": markdown.encode(), "images/café.png": png_bytes("olive")}
+    client.force_login(moderator)
+    response = client.post(URL, {"file": upload("posts.zip", zip_of(members))})
+    [report] = response.context["reports"]
+    assert report.action == "created" and report.notes == []
+    assert ArticlePage.objects.get(pk=report.page_id).body[0].block_type == "image"

@@ -1,6 +1,7 @@
 """``import_articles``: Markdown files, folders and zips in as draft articles made of our blocks."""
 
 import io
+import struct
 import zipfile
 from pathlib import Path
 
@@ -567,7 +568,7 @@ def test_a_damaged_zip_member_is_a_clear_error_and_a_damaged_image_is_reported(d
     assert "post.md cannot be unpacked" in run_failing(archive)[1]
     archive = tmp_path / "damaged-image.zip"
     archive.write_bytes(corrupt_member(zip_of(members), "box.png"))
-    assert "image box.png is not beside the file in the import" in run(archive)
+    assert "image box.png cannot be unpacked (Bad CRC-32 for file 'box.png'): kept as text" in run(archive)
 
 
 @pytest.mark.django_db
@@ -576,3 +577,156 @@ def test_an_image_over_the_upload_limit_is_not_read(demo, tmp_path, settings):
     (tmp_path / "big.png").write_bytes(png_bytes("gray", (1600, 900)) + b"\0" * 2048)
     (tmp_path / "post.md").write_text("---\ntitle: Big picture\nsummary: s\n---\n\n![A big box](big.png)\n")
     assert "or is larger than 1.0\xa0KB" in run(tmp_path / "post.md")
+
+
+def patched_zip(data: bytes, name: str, *, flags: int = 0, method: int | None = None, crc_xor: int = 0) -> bytes:
+    """``data`` (a zip) with member ``name`` as other zip tools write what zipfile does not read:
+    ``flags`` OR-ed into its general purpose flags (bit 0: encrypted), its compression method set
+    to ``method`` (9 Deflate64, 99 AES) or its CRC-32 XOR-ed with ``crc_xor`` (a bad CRC), in
+    both its local header and its central directory entry (the zip format's byte offsets)."""
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(name)
+    patched = bytearray(data)
+    central = data.find(b"PK\x01\x02")
+    while data[central + 46 : central + 46 + struct.unpack_from("<H", data, central + 28)[0]] != name.encode():
+        central = data.find(b"PK\x01\x02", central + 1)
+    for header, flag_at, method_at, crc_at in ((info.header_offset, 6, 8, 14), (central, 8, 10, 16)):
+        struct.pack_into("<H", patched, header + flag_at, info.flag_bits | flags)
+        struct.pack_into("<H", patched, header + method_at, info.compress_type if method is None else method)
+        struct.pack_into("<I", patched, header + crc_at, info.CRC ^ crc_xor)
+    return bytes(patched)
+
+
+ZIPPED_POST = (
+    b"---\ntitle: Zipped card\nsummary: s\nimage: images/card.png\nimage_alt: A card\n---\n\n"
+    b"![A card](images/card.png)\n"
+)
+# A zip member other tools write and zipfile cannot read: the patch, and what the report says why.
+UNREADABLE_MEMBERS = {
+    "encrypted": ({"flags": 0x1}, "cannot be unpacked: it is encrypted (zip it again without a password)"),
+    "deflate64": (
+        {"method": 9},
+        "cannot be unpacked: it uses a compression method (9, Deflate64) that is not supported",
+    ),
+    "aes": ({"method": 99}, "cannot be unpacked: it is encrypted"),
+    "bad-crc": ({"crc_xor": 1}, "cannot be unpacked (Bad CRC-32 for file"),
+}
+
+
+def zip_with_unreadable(member: str, case: str) -> bytes:
+    """A zip of ZIPPED_POST (``post.md``) and its card image with ``member`` patched as ``case``."""
+    return patched_zip(
+        zip_of({"post.md": ZIPPED_POST, "images/card.png": png_bytes("coral")}), member, **UNREADABLE_MEMBERS[case][0]
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(UNREADABLE_MEMBERS))
+def test_an_unreadable_markdown_member_fails_the_zip_naming_it_and_why(demo, tmp_path, case):
+    """Encrypted, Deflate64 or AES, a bad CRC: a RuntimeError or NotImplementedError from zipfile
+    was a traceback (a 500 in the admin); now the zip fails naming the member and the reason."""
+    archive = tmp_path / "posts.zip"
+    archive.write_bytes(zip_with_unreadable("post.md", case))
+    pages = ArticlePage.objects.count()
+    _output, error = run_failing(archive)
+    assert f"posts.zip: post.md {UNREADABLE_MEMBERS[case][1]}" in error and "nothing imported" in error
+    assert "ZipInfo" not in error  # zipfile's own message quotes its whole record
+    assert ArticlePage.objects.count() == pages
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(UNREADABLE_MEMBERS))
+def test_an_unreadable_image_member_is_reported_and_the_article_imported_without_it(demo, tmp_path, case):
+    archive = tmp_path / "posts.zip"
+    archive.write_bytes(zip_with_unreadable("images/card.png", case))
+    output = run(archive)
+    assert "post.md: created 'zipped-card'" in output
+    # Once as the card image (front matter), once as the figure (line 8).
+    assert output.count(f"image images/card.png {UNREADABLE_MEMBERS[case][1]}") == 2
+    assert f"line 8: image images/card.png {UNREADABLE_MEMBERS[case][1]}" in output
+    page = ArticlePage.objects.get(slug="zipped-card")
+    assert page.image is None and [kind for kind, _value in comparable_body(page.body)] == ["paragraph"]
+
+
+@pytest.mark.django_db
+def test_a_zip_of_a_version_zipfile_does_not_read_is_not_a_readable_zip(demo, tmp_path):
+    """zipfile raises NotImplementedError ("zip file version 25.0") on opening such a zip."""
+    data = bytearray(zip_of({"post.md": ZIPPED_POST}))
+    data[data.find(b"PK\x01\x02") + 6] = 250  # the central directory's "version needed to extract"
+    (tmp_path / "new.zip").write_bytes(bytes(data))
+    assert "new.zip: not a readable zip file (zip file version 25.0)" in run_failing(tmp_path / "new.zip")[1]
+
+
+# Body image names markdown-it percent-encodes (or that are spelled so): found by their decoded
+# name, as the card image of the same name in the front matter is.
+IMAGE_NAMES = {
+    "accent": ("images/café.png", "images/café.png"),
+    "space-in-angle-brackets": ("<images/my card.png>", "images/my card.png"),
+    "space-spelled-%20": ("images/my%20card.png", "images/my card.png"),
+    "emoji": ("images/📈.png", "images/📈.png"),
+    "bidi-override": ("images/\u202egnp.png", "images/\u202egnp.png"),
+    "percent-sign": ("images/100%.png", "images/100%.png"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(IMAGE_NAMES))
+def test_body_images_with_spaces_and_non_ascii_names_are_found(demo, tmp_path, case):
+    reference, member = IMAGE_NAMES[case]
+    markdown = f"---\ntitle: Named image\nsummary: s\n---\n\n![A named chart]({reference})\n"
+    archive = tmp_path / "posts.zip"
+    archive.write_bytes(zip_of({"post.md": markdown.encode(), member: png_bytes("indigo")}))
+    output = run(archive)
+    assert "image " not in output, output
+    page = ArticlePage.objects.get(slug="named-image")
+    [(kind, value)] = comparable_body(page.body)
+    assert kind == "image" and value["alt_text"] == "A named chart"
+
+
+# Decoded targets go through every check a written one does: what leaves the import, names a
+# network URL or holds a NUL is not read, and the report names it with what does not print escaped.
+REFUSED_IMAGES = {
+    "dot-dot-slash": ("%2e%2e%2fsecret.png", "image ../secret.png is not beside the file"),
+    "dot-dot-slash-deeper": (
+        "images/%2e%2e/%2E%2E%2Fsecret.png",
+        "image images/../../secret.png is not beside the file",
+    ),
+    "absolute": ("%2Fsecret.png", "image /secret.png is not beside the file"),
+    "backslash": ("..%5Csecret.png", "image ..\\secret.png is not beside the file"),
+    "nul": ("images/card%00.png", "image images/card\\x00.png is not beside the file"),
+    "network": (
+        "https%3A//example.com/card.png",
+        "image https://example.com/card.png is not in the import (no network)",
+    ),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(REFUSED_IMAGES))
+def test_decoded_image_names_keep_every_safety_check(demo, tmp_path, case):
+    reference, message = REFUSED_IMAGES[case]
+    (tmp_path / "secret.png").write_bytes(png_bytes("black"))  # beside the import's folder, not in it
+    folder = tmp_path / "posts"
+    (folder / "images").mkdir(parents=True)
+    (folder / "images" / "card.png").write_bytes(png_bytes("black"))
+    (folder / "post.md").write_text(f"---\ntitle: Refused image\nsummary: s\n---\n\n![A secret]({reference})\n")
+    images = SiteImage.objects.count()
+    output = run(folder)
+    assert message in output and "\x00" not in output
+    page = ArticlePage.objects.get(slug="refused-image")
+    assert [kind for kind, _value in comparable_body(page.body)] == ["paragraph"]
+    assert SiteImage.objects.count() == images
+
+
+@pytest.mark.django_db
+def test_long_values_are_shortened_in_the_report(demo, tmp_path):
+    """A 5,000-character code language, image path, link or directive is named by its start,
+    never whole (and a path past the file system's name limit reads as missing, never a traceback)."""
+    long = "x" * 5000
+    (tmp_path / "post.md").write_text(
+        f"---\ntitle: Long values\nsummary: s\n---\n\n```{long}\ncode\n```\n\n![An image](images/{long}.png)\n\n"
+        f"![A card]({long}/{long}.png)\n\n[a link]({long}.md)\n\n```{{{long}}}\nx\n```\n"
+    )
+    output = run(tmp_path / "post.md")
+    notes = [line for line in output.splitlines() if line.startswith("    - ")]
+    assert len(notes) == 5 and all(len(note) < 200 and "…" in note for note in notes), notes
+    assert "code language 'xxxx" in output and "image images/xxxx" in output and "link to xxxx" in output

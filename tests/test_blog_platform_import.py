@@ -20,7 +20,7 @@ from blog.markdown_import import comparable_body
 from blog.models import ArticlePage
 from home.models import SiteImage
 
-from .test_blog_markdown_import import REMOVED, stored_texts
+from .test_blog_markdown_import import REMOVED, UNREADABLE_MEMBERS, patched_zip, png_bytes, stored_texts, zip_of
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 WORDPRESS = FIXTURES / "wordpress" / "export.xml"
@@ -707,3 +707,31 @@ def test_the_admin_view_takes_a_zip_of_an_export_with_its_images(client, demo, m
     assert response.status_code == 200 and b"created" in response.content
     page = ArticlePage.objects.get(slug="sizing-the-kv-cache")
     assert page.image is not None and not page.live
+
+
+def wordpress_zip_with_unreadable(member: str, case: str) -> bytes:
+    """A zip of a WordPress export (one post with an uploaded image) with ``member`` patched as
+    ``case`` (``UNREADABLE_MEMBERS``: encrypted, Deflate64, AES, a bad CRC)."""
+    image = '<img src="https://old.example.com/wp-content/uploads/2024/03/chart.png" alt="A chart"/>'
+    members = {
+        "export.xml": wxr(wxr_post(content__encoded=f"<p>Text.</p><figure>{image}</figure>")),
+        "wp-content/uploads/2024/03/chart.png": png_bytes("purple"),
+    }
+    return patched_zip(zip_of(members), member, **UNREADABLE_MEMBERS[case][0])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", sorted(UNREADABLE_MEMBERS))
+def test_an_unreadable_export_or_image_in_a_zip_is_reported_never_a_traceback(client, demo, moderator, tmp_path, case):
+    archive = tmp_path / "site.zip"
+    archive.write_bytes(wordpress_zip_with_unreadable("export.xml", case))
+    _output, error = run_failing(archive)
+    assert f"site.zip: export.xml {UNREADABLE_MEMBERS[case][1]}" in error and "nothing imported" in error
+    client.force_login(moderator)
+    response = client.post("/admin/articles/import/", {"file": SimpleUploadedFile("site.zip", archive.read_bytes())})
+    assert response.status_code == 400 and b"site.zip: export.xml cannot be unpacked" in response.content
+    archive.write_bytes(wordpress_zip_with_unreadable("wp-content/uploads/2024/03/chart.png", case))
+    output = run(archive)
+    assert "created 'idle-hours-wp'" in output
+    assert f"image wp-content/uploads/2024/03/chart.png {UNREADABLE_MEMBERS[case][1]}" in output
+    assert [block.block_type for block in ArticlePage.objects.get(slug="idle-hours-wp").body] == ["paragraph"]

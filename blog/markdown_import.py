@@ -1149,7 +1149,7 @@ def _link_order(sources, batch_slugs) -> list[MarkdownSource]:
             return
         visiting.add(source.name)
         for href in re.findall(r"\]\(([^)\s]+\.md)(?:#[^)\s]*)?(?:\s[^)]*)?\)", source.text):
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(source.name), href))
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(source.name), unquote(href)))
             if target in by_name:
                 visit(by_name[target])
         visiting.discard(source.name)
@@ -1172,7 +1172,7 @@ def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run
     def resolve_link(from_source, href):
         if not _is_markdown_link(href):
             return None
-        path = href.split("#")[0]
+        path = unquote(href.split("#")[0])  # markdown-it percent-encodes link targets, as for images
         target = posixpath.normpath(posixpath.join(posixpath.dirname(from_source.name), path))
         slug = batch_slugs.get(target) or PurePosixPath(path).stem
         page = ArticlePage.objects.filter(slug=slug).first()

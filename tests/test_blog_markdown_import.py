@@ -530,6 +530,27 @@ def test_links_between_imported_files_become_page_links_whatever_the_order(demo,
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    "name, written",
+    [
+        ("café.md", "café.md"),
+        ("café.md", "caf%C3%A9.md"),
+        ("my notes.md", "<my notes.md>"),
+        ("my notes.md", "my%20notes.md"),
+        ("100%.md", "100%25.md"),
+    ],
+)
+def test_a_link_to_a_file_whose_name_needs_encoding_is_a_page_link(demo, tmp_path, name, written):
+    """markdown-it percent-encodes a link's target, as it does an image's: the file is found by
+    its decoded name."""
+    (tmp_path / "a-first.md").write_text(f"---\ntitle: First\nsummary: s\n---\n\nSee [the other]({written}).\n")
+    (tmp_path / name).write_text("---\ntitle: Other\nslug: other\nsummary: s\n---\n\nText.\n")
+    run(tmp_path)
+    first, other = (ArticlePage.objects.get(slug=slug).get_latest_revision_as_object() for slug in ("first", "other"))
+    assert f'id="{other.pk}"' in comparable_body(first.body)[0][1]
+
+
+@pytest.mark.django_db
 def test_parent_topic_adds_the_topic_and_blocks_that_do_not_validate_become_text(demo, tmp_path):
     (tmp_path / "t.md").write_text(
         "---\ntitle: Under a topic\nsummary: s\n---\n\nBad math $x^$ here.\n\n$$\n\\frac{a}\n$$\n"

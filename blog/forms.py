@@ -256,9 +256,28 @@ class ArticlePageForm(ArticleLimitsForm):
         return cleaned_data
 
 
+INVISIBLE_NAME = (
+    "Enter a name readers can see: spaces, control and zero-width characters alone show nothing in a byline."
+)
+
+
 class AuthorForm(SiteModelForm):
-    """The author snippet's form: clean text, and a slug for the author's page URL that has a
-    letter or digit and the alphabet ``WAGTAIL_ALLOW_UNICODE_SLUGS`` allows (``home.slugs``)."""
+    """The author snippet's form: clean text, a name that shows something in a byline, and a slug
+    for the author's page URL that has a letter or digit and the alphabet
+    ``WAGTAIL_ALLOW_UNICODE_SLUGS`` allows (``home.slugs``).
+
+    The name and slug are required for drafts too (``required_on_save`` on their panels,
+    ``blog.models.Author``): both are unique, and a field Wagtail defers for a draft is left out of
+    Django's uniqueness check when empty, so a second blank draft was an ``IntegrityError`` (a 500).
+    """
+
+    def clean_name(self):
+        """The name, refused (``INVISIBLE_NAME``) if it has no visible character
+        (``home.text_cleaning.has_visible_character``): "\\u200b" or "\\x01\\x02" would be a blank byline."""
+        name = self.cleaned_data["name"]
+        if name and not text_cleaning.has_visible_character(name):
+            raise ValidationError(INVISIBLE_NAME, code="invisible")
+        return name
 
     def clean_slug(self):
         slug = self.cleaned_data["slug"]

@@ -117,7 +117,16 @@ class Author(
         for_concrete_model=False,
     )
 
-    panels = [FieldPanel("name"), FieldPanel("slug"), FieldPanel("role"), FieldPanel("photo"), FieldPanel("bio")]
+    # Name and slug say who the author is and are unique: required for drafts too (Wagtail defers
+    # a text field's required check for drafts, and a deferred empty value skips Django's
+    # uniqueness check, so a second blank draft was an IntegrityError).
+    panels = [
+        FieldPanel("name", required_on_save=True),
+        FieldPanel("slug", required_on_save=True),
+        FieldPanel("role"),
+        FieldPanel("photo"),
+        FieldPanel("bio"),
+    ]
     base_form_class = AuthorForm
     # What the Authors listing (admin search box, as-you-type) and the snippet chooser match.
     search_fields = [

@@ -14,17 +14,22 @@ page fails, publishes nothing and names each page with what to fix:
 - **Publish copies** in the copy form: the ``before_copy_page`` hook there (``copy_failures``);
 - **Approve** in Wagtail's workflow action view (the dashboard's "Awaiting your review", the
   page header's workflow menu), which publishes the page's latest revision:
-  ``ApprovalChecksMiddleware``.
+  ``ApprovalChecksMiddleware``. The same view approves snippets with a workflow (authors), whose
+  drafts may be incomplete too (a draft saved before a field became required for drafts, a
+  revision made in the shell, a name another author took meanwhile): checked the same way.
 
 A page's problems are ``BasePage.publish_problems()``: the model's own validation
-(``model_problems``, in words by ``described``) and what its page type adds.
+(``model_problems``, in words by ``described``) and what its page type adds; a snippet's are the
+model's own validation.
 """
 
 from collections.abc import Sized
 from urllib.parse import urlsplit
 
+from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.shortcuts import redirect
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import Resolver404, resolve, reverse
 from django.utils.text import capfirst
 
@@ -32,6 +37,7 @@ from wagtail.admin import messages
 from wagtail.admin.modal_workflow import render_modal_workflow
 from wagtail.admin.utils import get_valid_next_url_from_request
 from wagtail.models import Page
+from wagtail.snippets.models import get_workflow_enabled_models
 
 # Errors of the model that a page type's own advice on the same field restates (an article's
 # "Choose a card image" says more than "Image: This field cannot be blank."): left out there.
@@ -42,11 +48,12 @@ def model_problems(page) -> dict[str, list[ValidationError]]:
     """What the model refuses in ``page``: ``{field name or NON_FIELD_ERRORS: [error, ...]}``,
     empty if nothing.
 
-    ``page`` is a specific page holding the values to publish (a revision's ``as_object()``, or
-    the page's row). Two sources: ``full_clean``, which ``Page.save`` runs before a page goes
-    live, and each editable field the model requires (``blank=False``) left empty where
-    ``full_clean`` does not look: a many-to-many relation (an article's authors) and an empty
-    StreamField (an article's body), which only the editor's form refuses ("This field is
+    ``page`` is a specific page, or a snippet, holding the values to publish (a revision's
+    ``as_object()``, or the row). Two sources: ``full_clean``, which ``Page.save`` runs before a
+    page goes live (for a snippet it also finds a unique value another row has taken since the
+    draft was saved), and each editable field the model requires (``blank=False``) left empty
+    where ``full_clean`` does not look: a many-to-many relation (an article's authors) and an
+    empty StreamField (an article's body), which only the editor's form refuses ("This field is
     required."). ``full_clean`` may fill in the page's empty slug or draft title, as saving
     would: pass a copy that nothing else saves.
     """
@@ -88,18 +95,34 @@ def described(page, problems: dict[str, list[ValidationError]], advised=frozense
 
 
 def problems_of(page) -> list[str]:
-    """``page.publish_problems()`` (every ``BasePage``), else the model's problems alone."""
+    """``page.publish_problems()`` (every ``BasePage``), else (another page type, a snippet) the
+    model's problems alone."""
     if hasattr(page, "publish_problems"):
         return page.publish_problems()
     return described(page, model_problems(page))
 
 
 def latest_content(page):
-    """What Wagtail's publish paths make live for ``page`` (any page instance): its latest
-    revision's content as a specific page, else (a page never saved as a revision) a fresh copy
-    of its own row."""
+    """What Wagtail's publish paths make live for ``page`` (any page instance, or a snippet with
+    revisions): its latest revision's content as a specific page (or a snippet), else (never
+    saved as a revision) a fresh copy of a page's own row, or the snippet itself."""
     revision = page.get_latest_revision()
-    return revision.as_object() if revision is not None else page.get_specific()
+    if revision is not None:
+        return revision.as_object()
+    return page.get_specific() if isinstance(page, Page) else page
+
+
+def title_of(content) -> str:
+    """How a refusal names ``content`` (``latest_content``): a page's admin title, else the
+    snippet's text, else "<Model> <pk>" (a draft whose name is empty)."""
+    if isinstance(content, Page):
+        return content.get_admin_display_title()
+    return str(content).strip() or f"{capfirst(content._meta.verbose_name)} {content.pk}"
+
+
+def page_edit_url(pk) -> str:
+    """The page editor of page ``pk``."""
+    return reverse("wagtailadmin_pages:edit", args=(pk,))
 
 
 def bulk_publish_failures(pages, user, include_descendants: bool) -> list[tuple[int, str, list[str]]]:
@@ -147,15 +170,12 @@ def copy_failures(page, include_subpages: bool) -> list[tuple[int, str, list[str
     return failures
 
 
-def report_failures(request, lead: str, failures, advice: str) -> None:
+def report_failures(request, lead: str, failures, advice: str, edit_url=page_edit_url) -> None:
     """One error message for a refused publish: ``lead`` (what did not happen), each failing page
     of ``failures`` (``(pk, title, problems)``) with its problems, then ``advice``; with a button
-    to each page's editor."""
+    to each one's editor, ``edit_url(pk)`` (the page editor unless told otherwise)."""
     pages = " ".join(f"“{title}”: {' '.join(problems)}" for _pk, title, problems in failures)
-    buttons = [
-        messages.button(reverse("wagtailadmin_pages:edit", args=(pk,)), f"Edit “{title}”")
-        for pk, title, _problems in failures
-    ]
+    buttons = [messages.button(edit_url(pk), f"Edit “{title}”") for pk, title, _problems in failures]
     messages.error(request, f"{lead} {pages} {advice}", buttons=buttons)
 
 
@@ -183,18 +203,44 @@ def bulk_return_url(request, pages) -> str:
     return reverse("wagtailadmin_explore", args=(parent.pk,))
 
 
+def workflow_action_target(match, view_kwargs):
+    """The object that Wagtail's workflow action view at ``match`` (the request's
+    ``resolver_match``) acts on, with the URL of its editor: ``(object, edit URL)``, or None for any
+    other view or an object that does not exist (Wagtail's view answers that itself).
+
+    Two kinds of view: pages' (``wagtailadmin_pages:workflow_action``, the page's id as
+    ``page_id``) and, for every snippet model with a workflow, its viewset's
+    (``wagtailsnippets_<app>_<model>:workflow_action``, the primary key quoted as ``pk``).
+    """
+    if match.view_name == "wagtailadmin_pages:workflow_action":
+        page = Page.objects.filter(pk=view_kwargs.get("page_id")).first()
+        return (page, page_edit_url(page.pk)) if page is not None else None
+    for model in get_workflow_enabled_models():
+        viewset = model.snippet_viewset
+        if match.view_name != viewset.get_url_name("workflow_action"):
+            continue
+        try:
+            instance = get_object_or_404(model, pk=unquote(str(view_kwargs.get("pk"))))
+        except (Http404, ValueError, ValidationError):  # no such row, or not a key of this model
+            return None
+        return instance, reverse(viewset.get_url_name("edit"), args=(quote(instance.pk),))
+    return None
+
+
 class ApprovalChecksMiddleware:
-    """Refuses **Approve** in Wagtail's workflow action view when the page's latest revision, which
-    approval publishes (Wagtail's ``publish_workflow_state``), fails ``problems_of``.
+    """Refuses **Approve** in Wagtail's workflow action view when the latest revision of the page
+    or snippet (``workflow_action_target``), which approval publishes (Wagtail's
+    ``publish_workflow_state``), fails ``problems_of``.
 
     The view takes no form, so nothing checks what it publishes: an editor's submission passed
     the checks, but a moderator or administrator may save an incomplete draft of a page in review,
-    and approving it there published that draft, or was a 500 where the model refuses it. The
-    refusal leaves the task in progress, says what to fix, and goes where Wagtail's view goes
-    (its ``next``, else the page editor); from the modal ("Approve with comment") as the JSON the
-    modal follows. Every approval is checked, not only the last task's: what it approves must pass
-    before it can be published anyway. Approving in the page editor validates the form and is
-    left alone. Place after ``MessageMiddleware``, before ``ReviewOutcomeMiddleware``.
+    and approving it there published that draft, or was a 500 where the model refuses it (a page's
+    ``full_clean``, a snippet's unique name taken meanwhile). The refusal leaves the task in
+    progress, says what to fix, and goes where Wagtail's view goes (its ``next``, else the
+    editor); from the modal ("Approve with comment") as the JSON the modal follows. Every
+    approval is checked, not only the last task's: what it approves must pass before it can be
+    published anyway. Approving in the editor validates the form and is left alone. Place after
+    ``MessageMiddleware``, before ``ReviewOutcomeMiddleware``.
     """
 
     def __init__(self, get_response):
@@ -205,32 +251,31 @@ class ApprovalChecksMiddleware:
 
     def process_view(self, request, view_func, view_args, view_kwargs):
         match = request.resolver_match
-        if (
-            request.method != "POST"
-            or match is None
-            or match.view_name != "wagtailadmin_pages:workflow_action"
-            or view_kwargs.get("action_name") != "approve"
-        ):
+        if request.method != "POST" or match is None or view_kwargs.get("action_name") != "approve":
             return None
-        page = Page.objects.filter(pk=view_kwargs.get("page_id")).first()
-        task_state = page.current_workflow_task_state if page is not None else None
+        target = workflow_action_target(match, view_kwargs)
+        if target is None:
+            return None
+        instance, edit_url = target
+        task_state = instance.current_workflow_task_state
         # Anything Wagtail would refuse (no such task, not this user's to approve) it refuses itself.
         if task_state is None or task_state.pk != view_kwargs.get("task_state_id"):
             return None
-        actions = task_state.task.specific.get_actions(page, request.user)
+        actions = task_state.task.specific.get_actions(instance, request.user)
         if "approve" not in (action[0] for action in actions):
             return None
-        content = latest_content(page)
+        content = latest_content(instance)
         problems = problems_of(content)
         if not problems:
             return None
         report_failures(
             request,
             "Not approved, so nothing was published.",
-            [(page.pk, content.get_admin_display_title(), problems)],
+            [(instance.pk, title_of(content), problems)],
             "Fix this in the editor, then approve again, or request changes.",
+            edit_url=lambda _pk: edit_url,
         )
-        url = get_valid_next_url_from_request(request) or reverse("wagtailadmin_pages:edit", args=(page.pk,))
+        url = get_valid_next_url_from_request(request) or edit_url
         if request.headers.get("x-requested-with") == "XMLHttpRequest":
             return render_modal_workflow(request, None, json_data={"step": "success", "redirect": url})
         return redirect(url)

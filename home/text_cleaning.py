@@ -18,7 +18,9 @@ allowed."), and PostgreSQL cannot store one.
 """
 
 import re
+import unicodedata
 
+from django.core.exceptions import ValidationError
 from django.core.validators import ProhibitNullCharactersValidator
 
 from wagtail.blocks import StreamValue
@@ -33,6 +35,13 @@ def remove_invalid_characters(text: str) -> str:
     """``text`` without the characters XML 1.0 and UTF-8 cannot carry (``XML_INVALID_CHARACTERS``);
     tab, newline and carriage return stay. Returns the same string when there is nothing to remove."""
     return XML_INVALID_CHARACTERS.sub("", text) if XML_INVALID_CHARACTERS.search(text) else text
+
+
+def has_visible_character(text: str) -> bool:
+    """Whether ``text`` shows anything: a character outside Unicode's control, format (zero-width
+    space, joiners, direction marks), surrogate, private-use, unassigned, separator (spaces) and
+    combining-mark categories. "\\u200b\\u200d" and " \\u00a0" show nothing; "A", "7" and "é" do."""
+    return any(unicodedata.category(character)[0] not in "CZM" for character in text)
 
 
 def form_text(value: str) -> str:
@@ -60,13 +69,22 @@ def without_invalid_characters(value):
 class CleanTextFormMixin:
     """A Django form mixin whose ``clean()`` removes ``XML_INVALID_CHARACTERS`` from every text
     value of ``cleaned_data``, StreamField values included (by their stored JSON form, the block's
-    ``get_prep_value``/``to_python``, rebuilt only when something was removed)."""
+    ``get_prep_value``/``to_python``, rebuilt only when something was removed).
+
+    A required field whose text was only such characters is then empty: it gets the field's
+    "This field is required." error, as if typed empty (the field's own required check ran before
+    they were removed, and a draft would otherwise store the empty value). A field Wagtail defers
+    for a draft is not required then, and may be saved empty, as an empty one may.
+    """
 
     def clean(self):
         cleaned_data = super().clean()
         for name, value in list(cleaned_data.items()):
             if isinstance(value, str):
-                cleaned_data[name] = remove_invalid_characters(value)
+                cleaned_data[name] = cleaned = remove_invalid_characters(value)
+                field = self.fields.get(name)
+                if value and not cleaned and field is not None and field.required:
+                    self.add_error(name, ValidationError(field.error_messages["required"], code="required"))
             elif isinstance(value, StreamValue):
                 stored = value.get_prep_value()
                 cleaned = without_invalid_characters(stored)

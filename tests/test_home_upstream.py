@@ -518,8 +518,9 @@ def test_wagtail_still_publishes_without_validating_outside_the_editor(admin_cli
     """docs/upstream.md, "Wagtail: publishing without the editor validates nothing": with our
     hooks and middleware left out, the bulk Publish, an Approve in the workflow action view and a
     copy with "Publish copies" of content the model refuses each still raise ``ValidationError``
-    (a 500). Once Wagtail refuses such content itself, ``home.publish_checks`` keeps only the
-    page types' own rules (the article gates and the required relations and body)."""
+    (a 500), and an author's Approve still publishes a draft with a blank name. Once Wagtail
+    refuses such content itself, ``home.publish_checks`` keeps only the page types' own rules (the
+    article gates and the required relations and body)."""
     from django.conf import settings
     from django.test import Client, override_settings
     from django.urls import reverse
@@ -546,6 +547,22 @@ def test_wagtail_still_publishes_without_validating_outside_the_editor(admin_cli
         client = Client()  # a new client loads the middleware as overridden
         client.force_login(admin_user)
         client.post(approve)
+
+    # A snippet's Approve (the same view, for authors) publishes its draft as it is: a blank name.
+    from blog.models import Author
+
+    author = Author.objects.create(name="Unchecked", slug="unchecked", live=False)
+    author.name = ""
+    author.save_revision(user=admin_user, clean=False)
+    author.get_workflow().start(author, admin_user)
+    task_state = Author.objects.get(pk=author.pk).current_workflow_task_state
+    approve = reverse("wagtailsnippets_blog_author:workflow_action", args=(author.pk, "approve", task_state.pk))
+    with override_settings(MIDDLEWARE=stock):
+        client = Client()
+        client.force_login(admin_user)
+        assert client.post(approve).status_code == 302
+    author = Author.objects.get(pk=author.pk)
+    assert (author.live, author.name) == (True, "")
 
     _without_our_hook(monkeypatch, "before_copy_page", refuse_publishing_copies_that_fail_the_checks)
     live = _article_the_model_refuses(demo, live=True)

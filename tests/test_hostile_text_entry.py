@@ -7,6 +7,7 @@ PostgreSQL cannot store it."""
 
 import json
 
+from django import forms
 from django.urls import reverse
 
 from wagtail.models import Site
@@ -136,3 +137,32 @@ def test_the_help_text_says_control_characters_are_removed(client, demo, editor)
     client.force_login(editor)
     html = client.get(reverse("wagtailadmin_pages:edit", args=(demo.articles[0].pk,))).content.decode()
     assert html.count(HELP_TEXT) >= 2  # title and summary
+
+
+@pytest.mark.parametrize("action", [None, "publish"])
+def test_a_title_of_control_characters_only_gets_the_required_error(client, demo, moderator, action):
+    """The field's required check runs before the characters are removed, so "\\x01\\x02\\x1b"
+    passes it and is then cleaned to nothing: ``CleanTextFormMixin`` gives the field's own error,
+    as for a field typed empty (a page title was caught later by the model, "This field cannot be
+    blank."; a required field the model lets be blank would have been saved empty)."""
+    client.force_login(moderator)
+    article = demo.articles[0]
+    revisions = article.revisions.count()
+    data = article_form_data(article.slug, title="\x01\x02\x1b", action=action)
+    response = client.post(reverse("wagtailadmin_pages:edit", args=(article.pk,)), data)
+    assert response.status_code == 200
+    assert response.context["form"].errors["title"] == ["This field is required."]
+    assert article.revisions.count() == revisions
+
+
+class RequiredTextForm(CleanTextFormMixin, forms.Form):
+    required = forms.CharField()
+    optional = forms.CharField(required=False)  # as a field Wagtail defers for a draft
+
+
+@pytest.mark.parametrize("bad", TYPED)
+def test_text_cleaned_to_nothing_is_required_where_the_field_is(bad):
+    form = RequiredTextForm({"required": bad * 2, "optional": bad})
+    assert form.errors == {"required": ["This field is required."]}
+    form = RequiredTextForm({"required": f"a{bad}", "optional": bad})
+    assert form.is_valid() and form.cleaned_data == {"required": "a", "optional": ""}

@@ -261,6 +261,15 @@ INVISIBLE_NAME = (
 )
 
 
+def validate_visible_name(name: str) -> None:
+    """Raises ``ValidationError`` (``INVISIBLE_NAME``, code ``invisible``) for a non-empty name with
+    no visible character (``home.text_cleaning.has_visible_character``): "\u200b" or "\x01\x02"
+    would be a blank byline. On ``Author.name`` itself, so a revision made without the form is
+    refused where it is checked before publishing (``home.publish_checks``)."""
+    if name and not text_cleaning.has_visible_character(name):
+        raise ValidationError(INVISIBLE_NAME, code="invisible")
+
+
 class AuthorForm(SiteModelForm):
     """The author snippet's form: clean text, a name that shows something in a byline, and a slug
     for the author's page URL that has a letter or digit and the alphabet
@@ -275,8 +284,7 @@ class AuthorForm(SiteModelForm):
         """The name, refused (``INVISIBLE_NAME``) if it has no visible character
         (``home.text_cleaning.has_visible_character``): "\\u200b" or "\\x01\\x02" would be a blank byline."""
         name = self.cleaned_data["name"]
-        if name and not text_cleaning.has_visible_character(name):
-            raise ValidationError(INVISIBLE_NAME, code="invisible")
+        validate_visible_name(name)
         return name
 
     def clean_slug(self):

@@ -43,7 +43,7 @@ from home.publish_checks import described, model_problems
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
-from .forms import ArticlePageForm, AuthorForm, article_page_problems
+from .forms import ArticlePageForm, AuthorForm, article_page_problems, validate_visible_name
 from .fragments import PAGE_CODE_VERSION, article_card_row, article_state
 from .listings import (
     CARD_FIELDS,
@@ -84,7 +84,12 @@ class Author(
     Its editor form removes control characters from the text fields (``home.text_cleaning``).
     """
 
-    name = models.CharField(max_length=100, unique=True, help_text="As it appears in bylines, e.g. 'Ada Lovelace'.")
+    name = models.CharField(
+        max_length=100,
+        unique=True,
+        validators=[validate_visible_name],
+        help_text="As it appears in bylines, e.g. 'Ada Lovelace'.",
+    )
     # Unicode allowed here; the form applies WAGTAIL_ALLOW_UNICODE_SLUGS (blog.forms.AuthorForm).
     slug = models.SlugField(
         max_length=100, unique=True, allow_unicode=True, help_text="Used in the author's page URL."

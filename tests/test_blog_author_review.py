@@ -321,6 +321,7 @@ INCOMPLETE_DRAFTS = {
     "blank name": ({"name": ""}, "Name: This field cannot be blank."),
     "blank slug": ({"slug": ""}, "Slug: This field cannot be blank."),
     "name too long": ({"name": "N" * 101}, "Name: Ensure this value has at most 100 characters (it has 101)."),
+    "name of zero-width characters": ({"name": "\u200b\u200d"}, "Name: Enter a name readers can see"),
 }
 
 

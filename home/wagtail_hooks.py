@@ -149,8 +149,9 @@ def refuse_publishing_copies_that_fail_the_checks(request, page):
     """Back to the copy form, with each page named and what to fix, when "Publish copies" would
     make live a copy of a page that fails the checks the editor applies on publish
     (``home.publish_checks.copy_failures``): Wagtail copies a live page's row and publishes the
-    copy with no check, so a live page that no longer passes (its card image deleted since) was
-    a 500, and one that never did went live again unchecked. Copies as drafts are not checked,
+    copy with no check, so a live page that no longer passes (its card image deleted from the
+    library since) went live again unchecked, and one whose row the model refuses was a 500.
+    Copies as drafts are not checked,
     as drafts may be incomplete. Runs after ``refuse_copy_without_a_parent``; None lets the copy
     go on."""
     if request.method != "POST":

@@ -116,3 +116,11 @@ def test_tasks_backend_from_the_environment():
         "django_tasks_db.DatabaseBackend"
     )
     assert "TASKS_BACKEND must be" in settings_value("1", TASKS_BACKEND="celery")
+
+
+def test_page_cache_token_watch_from_the_environment():
+    assert settings_value("dev.PAGE_CACHE_TOKEN_WATCH") == "local"
+    for value in ("local", "on", "off"):
+        assert settings_value("dev.PAGE_CACHE_TOKEN_WATCH", PAGE_CACHE_TOKEN_WATCH=value) == value
+    for value in ("", "yes", "ON", "local ", "always"):
+        assert "PAGE_CACHE_TOKEN_WATCH must be" in settings_value("1", PAGE_CACHE_TOKEN_WATCH=value)

@@ -558,6 +558,16 @@ PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "600"))
 # about 1,100 pages of its mean size (28 KB): at 10,000 articles, the most recently read ones.
 # Eight workers (gunicorn.conf.py's cap) hold at most 256 MiB more.
 PAGE_CACHE_LOCAL_BYTES = int(os.environ.get("PAGE_CACHE_LOCAL_BYTES", str(32 * 1024 * 1024)))
+# On Redis, whether each process keeps the page-cache generation token and lets Redis's key tracking
+# tell it of changes instead of reading the token on every request (home/caching/generation.py):
+# "local" (the default) only for a Redis on this machine (a loopback address or a Unix socket),
+# where a change is seen on the next request as with a read; "on" for any Redis (on another
+# machine a change can then be seen a network delivery later: a lost packet, a retransmit); "off".
+PAGE_CACHE_TOKEN_WATCH = os.environ.get("PAGE_CACHE_TOKEN_WATCH", "local")
+if PAGE_CACHE_TOKEN_WATCH not in ("local", "on", "off"):
+    raise ImproperlyConfigured(
+        f"PAGE_CACHE_TOKEN_WATCH must be 'local', 'on' or 'off', got {PAGE_CACHE_TOKEN_WATCH!r}"
+    )
 # A search's rendered results (search/views.py) are cached this long within one page-cache
 # generation; 0 turns it off.
 SEARCH_RESULTS_CACHE_SECONDS = int(os.environ.get("SEARCH_RESULTS_CACHE_SECONDS", "120"))

@@ -13,9 +13,9 @@ navigation) is not kept here: it is a cached template fragment (``templates/navi
 Our own code because Django's cache framework has no per-process layer, and a round trip to the
 shared cache (a file or Redis) for each of these answers would cost about as much as the query.
 
-How a process knows the token changed: ``PageCacheMiddleware`` reads the token from Django's
-cache at the start of each request (one round trip, shared with the page-cache lookup) and calls
-``begin_request``; a change in this process (``bump_generation``) empties the memo at once.
+How a process knows the token changed: ``PageCacheMiddleware`` reads the token at the start of
+each request (``home.caching.generation.read_generation``, shared with the page-cache lookup) and
+calls ``begin_request``; a change in this process (``bump_generation``) empties the memo at once.
 Outside a request (management commands, the scheduler) there is no token read for it, so
 ``build()`` runs every time.
 

@@ -16,9 +16,11 @@ with a query is never cached). Which responses: 200s that set no cookie and did 
 token. Pages are keyed on the root URL of the Wagtail site serving them (``canonical_host``), not
 on the raw ``Host`` header.
 
-What a hit costs: one shared-cache read, the generation token, which is read on every request so
-that a change made in any process or on any machine is seen on the next one; then, once the
-process has seen the request's host in this generation, no SQL query. Each process also keeps
+What a hit costs: the generation token, which every request needs so that a change made in any
+process or on any machine is seen on the next one (``home.caching.generation``: on the file-based
+cache a read of a small file; on Redis no round trip while Redis's key tracking vouches for the
+token this process keeps); then, once the process has seen the request's host in this
+generation, no SQL query. Each process also keeps
 the entries it stored or read for the current generation in its own memory (``LocalPages``,
 ``PAGE_CACHE_LOCAL_BYTES``), so a page it served before is not read from the shared cache again
 (on the file-based cache that read was a file, decompressed and unpickled: the largest single
@@ -48,8 +50,8 @@ from wagtail.models import Site
 from home.public_pages import next_expiry
 
 from . import memo
+from .generation import GENERATION_KEY, read_generation, token_written
 
-GENERATION_KEY = "page-cache:generation"
 PAGE_KEY_PREFIX = "page-cache:page:"
 HOST_KEY_PREFIX = "page-cache:root-url:"
 UNCACHED_PREFIXES = ("/admin/", "/documents/")
@@ -138,6 +140,7 @@ def bump_generation() -> str:
     """Start a new cache generation: every page cached so far is stale. Returns the new token."""
     token = uuid.uuid4().hex
     cache.set(GENERATION_KEY, token, None)
+    token_written()
     memo.generation_changed(token)
     local_pages.clear(token)
     return token
@@ -250,7 +253,7 @@ class PageCacheMiddleware:
             return self.get_response(request)
         cacheable = is_cacheable_request(request)
         seconds = settings.PAGE_CACHE_SECONDS if cacheable else 0
-        generation = cache.get(GENERATION_KEY) or bump_generation()
+        generation = read_generation() or bump_generation()
 
         # The generation is read before rendering: a change committed while this page renders
         # replaces it, so this (possibly old) rendering is stored under a stale token, and what

@@ -16,14 +16,14 @@ change shows on every page at the next request.
 """
 
 from django import template
-from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.utils.safestring import mark_safe
 
 from wagtail.models import Site
 
 from home.caching import fragments, memo
-from home.caching.page_cache import GENERATION_KEY, bump_generation
+from home.caching.generation import read_generation
+from home.caching.page_cache import bump_generation
 
 register = template.Library()
 
@@ -48,7 +48,7 @@ def chrome_fragment_key(context) -> str:
     (read from the cache outside a request)."""
     request = context.get("request")
     site = Site.find_for_request(request) if request is not None else None
-    generation = memo.current_generation() or cache.get(GENERATION_KEY) or bump_generation()
+    generation = memo.current_generation() or read_generation() or bump_generation()
     return f"{site.pk if site else 'none'}:{generation}:{TEMPLATES_DIGEST}"
 
 

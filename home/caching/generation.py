@@ -1,0 +1,218 @@
+"""Reading the page-cache generation token (``home.caching.page_cache``) on every request.
+
+Every public request needs the current token, so that a change made in any process or on any
+machine is seen on the next request. On the file-based cache (the embedded default) it is read
+from the cache each time: a small file. On Redis a read is a network round trip, which cost more
+machine time than the rest of a full-page hit together (docs/performance.md, "Warm: a full-page
+hit"); so each process keeps the token and Redis tells it when the token changes:
+``RedisTokenWatch`` holds one connection per process with Redis's key tracking turned on for the
+token's key (``CLIENT TRACKING ON BCAST PREFIX <key>``, RESP3, Redis 6 or later: Redis's
+"Client-side caching" reference). Redis then pushes an invalidation message on that connection
+whenever the key is written or deleted, by anyone (our processes, another machine, redis-cli, a
+flush), before it handles the next command of any client. A request only asks its socket whether
+anything arrived (a ``poll``, no round trip); if anything did, the kept token is dropped and read
+again.
+
+The writer's side (``token_written``, called by ``bump_generation`` after it stores a new token)
+makes that ordering visible: one round trip after the write returns only once Redis has written
+every invalidation message to the tracking sockets, so a request that starts after
+``bump_generation`` returns, in any process on Redis's machine, finds the message waiting (the
+loopback hands data to the receiving socket as it is written). A process on another machine gets
+it a network delivery later, and a lost packet waits for a retransmit: a reader's next request
+there could come first. So ``settings.PAGE_CACHE_TOKEN_WATCH`` = ``"local"`` (the default) watches
+only a Redis on this machine (a loopback address or a Unix socket) and reads the token on every
+request from any other, as before; ``"on"`` accepts that delay for every Redis; ``"off"`` never
+watches.
+
+Whenever the watch cannot vouch for its token (no connection yet, the connection lost or refused,
+another cache configured, a different process after a fork) the token is read from the cache on
+every request, as before, and the watch tries to connect again at most once every
+``RECONNECT_SECONDS``.
+
+Our own code because neither django-redis nor redis-py covers this on the Redis we run: redis-py's
+client-side cache (``CacheConfig``) refuses servers older than 7.4, and Debian 12 ships 7.0.
+"""
+
+import contextlib
+import ipaddress
+import logging
+import os
+import threading
+import time
+
+from django.conf import settings
+from django.core.cache import cache, caches
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+
+logger = logging.getLogger(__name__)
+
+GENERATION_KEY = "page-cache:generation"
+# After a failed connection attempt, requests read the token from the cache (as without the
+# watch) for this long before the watch tries again: a Redis that is down costs each request its
+# one failed read, not two.
+RECONNECT_SECONDS = 1.0
+
+
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+def redis_is_local(connection_kwargs: dict) -> bool:
+    """True if redis-py's ``connection_kwargs`` reach a Redis on this machine: a Unix socket
+    (``path``) or a loopback ``host`` (127.0.0.0/8, ::1, ``localhost``). No name lookup."""
+    if connection_kwargs.get("path"):
+        return True
+    host = str(connection_kwargs.get("host", "")).lower()
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def watch_wanted() -> bool:
+    """Whether this process should watch the token: the default cache is django-redis and
+    ``settings.PAGE_CACHE_TOKEN_WATCH`` allows it for that Redis."""
+    from django_redis import get_redis_connection
+    from django_redis.cache import RedisCache
+
+    mode = settings.PAGE_CACHE_TOKEN_WATCH
+    if mode == "off" or not isinstance(caches["default"], RedisCache):
+        return False
+    if mode == "on":
+        return True
+    return redis_is_local(get_redis_connection("default", write=True).connection_pool.connection_kwargs)
+
+
+class RedisTokenWatch:
+    """The token as last read by this process, kept while Redis's key tracking vouches for it.
+    Safe to share between threads (a lock around the connection). Used through ``read_generation``
+    and ``token_written``."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._reset()
+
+    def _reset(self):
+        self._pid = os.getpid()
+        self._enabled = None  # unknown until the first request (``watch_wanted``)
+        self._connection = None
+        self._token = None
+        self._changes = 0  # invalidations seen: a token read before one must not be kept
+        self._retry_at = 0.0
+        self._failing = False
+
+    def forget(self) -> None:
+        """Close the connection and forget the token (the cache settings changed)."""
+        with self._lock:
+            self._disconnect()
+            self._reset()
+
+    def _disconnect(self):
+        if self._connection is not None:
+            self._connection.disconnect()  # redis-py ignores a socket that is already closed
+        self._connection, self._token = None, None
+
+    def _connect(self):
+        """A connection to the default cache's Redis with tracking on for the token's key, or None
+        (refused, timed out) until ``RECONNECT_SECONDS`` have passed."""
+        from django_redis import get_redis_connection
+        from redis.exceptions import RedisError
+
+        if time.monotonic() < self._retry_at:
+            return None
+        try:
+            pool = get_redis_connection("default", write=True).connection_pool
+            # Named for operators reading CLIENT LIST: one such connection per worker process.
+            name = f"page-cache-watch-{os.getpid()}"
+            connection = pool.connection_class(**{**pool.connection_kwargs, "protocol": 3, "client_name": name})
+            connection.connect()
+            connection.send_command("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", cache.make_key(GENERATION_KEY))
+            connection.read_response()
+        except (RedisError, OSError) as error:
+            if not self._failing:  # once per outage, not once a second
+                logger.warning("Page-cache token watch off, reading the token every request: %s", error)
+            self._failing = True
+            self._retry_at = time.monotonic() + RECONNECT_SECONDS
+            return None
+        self._connection, self._token, self._failing = connection, None, False
+        return connection
+
+    def kept_token(self) -> tuple[str | None, int | None]:
+        """``(token, None)`` when the kept token is current; ``(None, changes)`` when it must be
+        read from the cache (pass ``changes`` to ``keep`` with what was read); ``(None, None)``
+        when the watch cannot vouch for any token (read from the cache, keep nothing)."""
+        from redis.exceptions import RedisError
+
+        with self._lock:
+            if self._pid != os.getpid():  # a forked worker: the parent's socket is not its own
+                self._reset()
+            if self._enabled is None:
+                self._enabled = watch_wanted()
+            if not self._enabled:
+                return None, None
+            connection = self._connection or self._connect()
+            if connection is None:
+                return None, None
+            try:
+                # Nothing but invalidation messages arrives between our commands: any data at all
+                # means the token changed (or the server closed the connection: an error here).
+                if connection.can_read(0):
+                    while connection.can_read(0):
+                        connection.read_response(push_request=True)
+                    self._token = None
+                    self._changes += 1
+            except (RedisError, OSError):
+                self._disconnect()
+                self._retry_at = 0.0  # reconnect on the next request; this one reads the cache
+                return None, None
+            if self._token is not None:
+                return self._token, None
+            return None, self._changes
+
+    def keep(self, token: str, changes: int) -> None:
+        """Keep ``token``, read from the cache after ``kept_token`` returned ``changes``, unless
+        an invalidation has been seen since."""
+        with self._lock:
+            if self._connection is not None and self._changes == changes and self._pid == os.getpid():
+                self._token = token
+
+    def token_written(self) -> None:
+        """Called after this process stored a new token: one round trip to Redis, which returns
+        once Redis has sent every tracking connection (this process's too) its invalidation
+        message for the write."""
+        from django_redis import get_redis_connection
+        from django_redis.cache import RedisCache
+        from redis.exceptions import RedisError
+
+        if not isinstance(caches["default"], RedisCache):
+            return
+        # Redis down: the write failed too (IGNORE_EXCEPTIONS), so there is nothing to wait for.
+        with contextlib.suppress(RedisError, OSError):
+            get_redis_connection("default", write=True).ping()
+
+
+watch = RedisTokenWatch()
+
+
+def read_generation() -> str | None:
+    """The current page-cache generation token (a hex string), or None when none is stored."""
+    token, changes = watch.kept_token()
+    if token is not None:
+        return token
+    token = cache.get(GENERATION_KEY)
+    if token is not None and changes is not None:
+        watch.keep(token, changes)
+    return token
+
+
+def token_written() -> None:
+    """Call after storing a new token in the cache (``bump_generation``): see ``RedisTokenWatch``."""
+    watch.token_written()
+
+
+@receiver(setting_changed)
+def _cache_settings_changed(setting, **kwargs):
+    if setting in ("CACHES", "PAGE_CACHE_TOKEN_WATCH"):
+        watch.forget()

@@ -127,9 +127,8 @@ class RedisTokenWatch:
             # Named for operators reading CLIENT LIST: one such connection per worker process.
             name = f"page-cache-watch-{os.getpid()}"
             connection = pool.connection_class(**{**pool.connection_kwargs, "protocol": 3, "client_name": name})
+            connection.register_connect_callback(self._start_tracking)
             connection.connect()
-            connection.send_command("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", cache.make_key(GENERATION_KEY))
-            connection.read_response()
         except (RedisError, OSError) as error:
             if not self._failing:  # once per outage, not once a second
                 logger.warning("Page-cache token watch off, reading the token every request: %s", error)
@@ -138,6 +137,15 @@ class RedisTokenWatch:
             return None
         self._connection, self._token, self._failing = connection, None, False
         return connection
+
+    def _start_tracking(self, connection) -> None:
+        """Turn tracking on for the token's key; redis-py calls this on every connect of the
+        watch's connection, a reconnect of its own included (tracking belongs to a connection,
+        and nothing from before it vouches for the kept token)."""
+        connection.send_command("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", cache.make_key(GENERATION_KEY))
+        connection.read_response()
+        self._token = None
+        self._changes += 1
 
     def kept_token(self) -> tuple[str | None, int | None]:
         """``(token, None)`` when the kept token is current; ``(None, changes)`` when it must be

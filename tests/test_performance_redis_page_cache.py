@@ -11,6 +11,7 @@ prefix of this run's own, so the suite's two CI passes can share the database.
 """
 
 import os
+import pickle
 import subprocess
 import sys
 import uuid
@@ -225,12 +226,25 @@ def test_only_a_redis_on_this_machine_counts_as_local(connection_kwargs, local):
         ("local", "redis://cache.internal:6379/0", False),
         ("on", "redis://10.255.255.1:6379/0", True),
         ("off", "redis://127.0.0.1:6379/11", False),
+        ("local", ["redis://127.0.0.1:6379/11"], True),
+        # A primary and its replica: django-redis reads from the replica, which may lag.
+        ("local", "redis://127.0.0.1:6379/11,redis://127.0.0.1:6380/11", False),
+        ("local", "redis://127.0.0.1:6379/11;redis://127.0.0.1:6380/11", False),
+        ("on", ["redis://127.0.0.1:6379/11", "redis://127.0.0.1:6380/11"], False),
+        ("local", ("redis://127.0.0.1:6379/11", "shard"), False),
+        ("on", ("redis://127.0.0.1:6379/11", "django_redis.client.HerdClient"), False),
     ],
+    ids=str,
 )
 def test_which_redis_is_watched(settings, mode, location, watched):
-    """Deciding connects to nothing: a remote Redis is only named here."""
+    """Deciding connects to nothing: a remote Redis is only named here. A tuple is a location
+    with django-redis's ``CLIENT_CLASS`` ("shard": its sharding client)."""
     settings.PAGE_CACHE_TOKEN_WATCH = mode
-    default = {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": location}
+    options = {}
+    if isinstance(location, tuple):
+        location, client_class = location
+        options["CLIENT_CLASS"] = "django_redis.client.ShardClient" if client_class == "shard" else client_class
+    default = {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": location, "OPTIONS": options}
     settings.CACHES = {**settings.CACHES, "default": default}
     assert generation.watch_wanted() is watched
 
@@ -243,3 +257,44 @@ def test_with_the_watch_off_every_request_reads_the_token(client, demo, redis_ca
     assert client.get("/blog/")["X-Page-Cache"] == "hit"
     assert redis_cache() == [("GET", cache.make_key(GENERATION_KEY))]
     assert watch_connections() == []
+
+
+def test_a_kept_token_is_read_again_once_it_is_older_than_the_trust_bound(client, demo, redis_cache, monkeypatch):
+    """A Redis that hangs keeps the watch's connection open and sends nothing: the token is read
+    again at least every ``TRUST_SECONDS`` (here: every request), so a hang shows as it did before
+    the watch (the read times out, pages are rendered uncached)."""
+    client.get("/blog/")
+    assert client.get("/blog/")["X-Page-Cache"] == "hit"
+    redis_cache()
+    assert client.get("/blog/")["X-Page-Cache"] == "hit"
+    assert redis_cache() == []
+    monkeypatch.setattr(generation, "TRUST_SECONDS", 0)
+    assert client.get("/blog/")["X-Page-Cache"] == "hit"
+    assert redis_cache() == [("GET", cache.make_key(GENERATION_KEY))]
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        b"abc",  # neither an integer nor a pickle
+        b"\x80\x05",  # a pickle cut short
+        pickle.dumps(["a", "list"]),
+        pickle.dumps(""),
+        pickle.dumps(None),
+        b"42",  # django-redis stores integers as digits and reads them back as int
+        b"",
+    ],
+    ids=["text", "cut-pickle", "list", "empty-string", "none", "integer", "empty"],
+)
+def test_a_token_nothing_of_ours_wrote_starts_a_new_generation(client, demo, redis_cache, stored):
+    """A value another program left under the token's key is not a token: the page is rendered,
+    never a 500, and a token of ours replaces the value."""
+    client.get("/blog/")
+    assert client.get("/blog/")["X-Page-Cache"] == "hit"
+    another_process(("SET", cache.make_key(GENERATION_KEY), stored))
+    response = client.get("/blog/")
+    assert response.status_code == 200
+    assert response["X-Page-Cache"] == "miss"
+    token = cache.get(GENERATION_KEY)
+    assert isinstance(token, str) and len(token) == 32
+    assert client.get("/blog/")["X-Page-Cache"] == "hit"

@@ -27,7 +27,10 @@ watches.
 Whenever the watch cannot vouch for its token (no connection yet, the connection lost or refused,
 another cache configured, a different process after a fork) the token is read from the cache on
 every request, as before, and the watch tries to connect again at most once every
-``RECONNECT_SECONDS``.
+``RECONNECT_SECONDS``. A kept token is also read again once it is ``TRUST_SECONDS`` old, so a
+Redis that hangs without closing its connections is noticed within that time. Only one Redis
+server with django-redis's default client is watched (``one_redis_server``): with replicas the
+token would be read again from a replica that may lag behind the message.
 
 Our own code because neither django-redis nor redis-py covers this on the Redis we run: redis-py's
 client-side cache (``CacheConfig``) refuses servers older than 7.4, and Debian 12 ships 7.0.
@@ -37,6 +40,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import re
 import threading
 import time
 
@@ -52,8 +56,13 @@ GENERATION_KEY = "page-cache:generation"
 # watch) for this long before the watch tries again: a Redis that is down costs each request its
 # one failed read, not two.
 RECONNECT_SECONDS = 1.0
+# A kept token is read again once it is this old, whatever the watch says: a Redis that hangs
+# (stopped, a frozen VM, a long script) keeps its connections open and sends nothing, and a read
+# on every request would have noticed at once (it times out, and pages are rendered uncached).
+TRUST_SECONDS = 1.0
 
 
+DJANGO_REDIS_DEFAULT_CLIENT = "django_redis.client.DefaultClient"
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
 
@@ -71,6 +80,19 @@ def redis_is_local(connection_kwargs: dict) -> bool:
         return False
 
 
+def one_redis_server() -> bool:
+    """True if the default cache names one Redis server and uses django-redis's default client.
+    With replicas (several servers in ``LOCATION``) django-redis reads from a replica, which may
+    still hold the old token when the primary's message arrives, and that read would then be kept
+    until the next change; with a sharding or Sentinel client the key's server is not the one we
+    would watch."""
+    config = settings.CACHES["default"]
+    location = config.get("LOCATION", "")
+    servers = [part for part in re.split(r"[;,]", location) if part.strip()] if isinstance(location, str) else location
+    client_class = config.get("OPTIONS", {}).get("CLIENT_CLASS", DJANGO_REDIS_DEFAULT_CLIENT)
+    return len(servers) == 1 and client_class == DJANGO_REDIS_DEFAULT_CLIENT
+
+
 def watch_wanted() -> bool:
     """Whether this process should watch the token: the default cache is django-redis and
     ``settings.PAGE_CACHE_TOKEN_WATCH`` allows it for that Redis."""
@@ -78,7 +100,7 @@ def watch_wanted() -> bool:
     from django_redis.cache import RedisCache
 
     mode = settings.PAGE_CACHE_TOKEN_WATCH
-    if mode == "off" or not isinstance(caches["default"], RedisCache):
+    if mode == "off" or not isinstance(caches["default"], RedisCache) or not one_redis_server():
         return False
     if mode == "on":
         return True
@@ -99,6 +121,7 @@ class RedisTokenWatch:
         self._enabled = None  # unknown until the first request (``watch_wanted``)
         self._connection = None
         self._token = None
+        self._read_at = 0.0  # time.monotonic() when the kept token was read
         self._changes = 0  # invalidations seen: a token read before one must not be kept
         self._retry_at = 0.0
         self._failing = False
@@ -175,7 +198,7 @@ class RedisTokenWatch:
                 self._disconnect()
                 self._retry_at = 0.0  # reconnect on the next request; this one reads the cache
                 return None, None
-            if self._token is not None:
+            if self._token is not None and time.monotonic() - self._read_at < TRUST_SECONDS:
                 return self._token, None
             return None, self._changes
 
@@ -184,18 +207,17 @@ class RedisTokenWatch:
         an invalidation has been seen since."""
         with self._lock:
             if self._connection is not None and self._changes == changes and self._pid == os.getpid():
-                self._token = token
+                self._token, self._read_at = token, time.monotonic()
 
     def token_written(self) -> None:
         """Called after this process stored a new token: one round trip to Redis, which returns
         once Redis has sent every tracking connection (this process's too) its invalidation
         message for the write."""
         from django_redis import get_redis_connection
-        from django_redis.cache import RedisCache
         from redis.exceptions import RedisError
 
-        if not isinstance(caches["default"], RedisCache):
-            return
+        if not (self._enabled if self._enabled is not None else watch_wanted()):
+            return  # nobody watches a Redis configured like this one: nothing to wait for
         # Redis down: the write failed too (IGNORE_EXCEPTIONS), so there is nothing to wait for.
         with contextlib.suppress(RedisError, OSError):
             get_redis_connection("default", write=True).ping()
@@ -205,12 +227,21 @@ watch = RedisTokenWatch()
 
 
 def read_generation() -> str | None:
-    """The current page-cache generation token (a hex string), or None when none is stored."""
+    """The current page-cache generation token (a hex string), or None when none is stored or the
+    stored value is not one (then the caller starts a new generation, replacing it)."""
     token, changes = watch.kept_token()
     if token is not None:
         return token
-    token = cache.get(GENERATION_KEY)
-    if token is not None and changes is not None:
+    try:
+        token = cache.get(GENERATION_KEY)
+    except Exception:  # noqa: BLE001 - the cache's own decoding errors (pickle, zlib, ...) vary by backend
+        # A value nothing of ours wrote (redis-cli, another app sharing the database): treated as
+        # no token, so the caller starts a generation and the value is replaced.
+        logger.warning("Page-cache generation token unreadable; starting a new generation", exc_info=True)
+        return None
+    if not isinstance(token, str) or not token:
+        return None
+    if changes is not None:
         watch.keep(token, changes)
     return token
 

@@ -311,9 +311,7 @@ def render_card_groups(request, groups: list[CardGroup]) -> list[list[SafeString
         first = []
         for grid_key, group_keys in zip(grid_keys, keys, strict=True):
             first += [grid_key] if grid_key else group_keys
-        # A copy: django-redis answers a failed get_many (Redis down) with one shared dict, which
-        # adding the rendered cards to would hand them to every later failed read (renditions too).
-        found = dict(fragments.fragment_cache().get_many(first))
+        found = fragments.fragment_cache().get_many(first)
         for grid_key, group_keys in zip(grid_keys, keys, strict=True):
             grid = found.pop(grid_key, None) if grid_key else None
             if isinstance(grid, list) and len(grid) == len(group_keys):

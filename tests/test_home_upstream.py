@@ -675,3 +675,29 @@ def test_our_calls_and_gunicorn_workers_keep_one_chunk(monkeypatch):
     assert _faults_of_crossings(lambda calls: (setattr(worker, "loop", calls), worker.run())) < 30
     config = runpy.run_path(str(Path(__file__).resolve().parent.parent / "gunicorn.conf.py"))
     assert config["worker_class"] == f"{OneStackChunkSyncWorker.__module__}.{OneStackChunkSyncWorker.__name__}"
+
+
+# A Redis that is not there (nothing listens on port 1), read with production's options.
+DOWN_REDIS_PARAMS = {"OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 1.0}}
+
+
+def test_django_redis_still_answers_every_failed_get_many_with_one_dict():
+    """django-redis's ``get_many`` still returns one shared dict for every failed read; once two
+    failed reads return different objects, delete home/upstream/django_redis.py and configure
+    ``django_redis.cache.RedisCache`` in config/settings/production.py."""
+    from django_redis.cache import RedisCache
+
+    first = RedisCache("redis://127.0.0.1:1/0", DOWN_REDIS_PARAMS)
+    second = RedisCache("redis://127.0.0.1:1/1", DOWN_REDIS_PARAMS)
+    assert first.get_many(["a"]) is second.get_many(["b"])
+
+
+def test_our_redis_cache_gives_each_failed_get_many_a_dict_of_its_own():
+    from home.upstream.django_redis import RedisCache
+
+    first = RedisCache("redis://127.0.0.1:1/0", DOWN_REDIS_PARAMS)
+    second = RedisCache("redis://127.0.0.1:1/1", DOWN_REDIS_PARAMS)
+    found = first.get_many(["a"])
+    found["a"] = "added by a caller"
+    assert second.get_many(["b"]) == {}
+    assert first.get_many(["a"]) == {}

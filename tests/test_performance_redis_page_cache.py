@@ -55,7 +55,7 @@ def redis_cache(settings, monkeypatch):
     settings.CACHES = {
         **settings.CACHES,
         "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
+            "BACKEND": "home.upstream.django_redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
             "OPTIONS": PRODUCTION_OPTIONS,
@@ -244,7 +244,7 @@ def test_which_redis_is_watched(settings, mode, location, watched):
     if isinstance(location, tuple):
         location, client_class = location
         options["CLIENT_CLASS"] = "django_redis.client.ShardClient" if client_class == "shard" else client_class
-    default = {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": location, "OPTIONS": options}
+    default = {"BACKEND": "home.upstream.django_redis.RedisCache", "LOCATION": location, "OPTIONS": options}
     settings.CACHES = {**settings.CACHES, "default": default}
     assert generation.watch_wanted() is watched
 

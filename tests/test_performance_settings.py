@@ -33,9 +33,9 @@ def production_settings(**env) -> dict:
 
 def test_redis_url_selects_redis_and_turns_the_page_cache_on():
     values = production_settings(REDIS_URL="redis://127.0.0.1:6379/8")
-    assert values["caches"]["default"]["BACKEND"] == "django_redis.cache.RedisCache"
+    assert values["caches"]["default"]["BACKEND"] == "home.upstream.django_redis.RedisCache"
     assert values["caches"]["default"]["LOCATION"] == "redis://127.0.0.1:6379/8"
-    assert values["caches"]["renditions"]["BACKEND"] == "django_redis.cache.RedisCache"
+    assert values["caches"]["renditions"]["BACKEND"] == "home.upstream.django_redis.RedisCache"
     # A Redis outage means cache misses, not errors (tests/test_reliability_cache.py).
     assert values["caches"]["default"]["OPTIONS"]["IGNORE_EXCEPTIONS"] is True
     assert values["caches"]["renditions"]["OPTIONS"]["IGNORE_EXCEPTIONS"] is True

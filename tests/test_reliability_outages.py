@@ -139,7 +139,7 @@ def test_a_redis_outage_logs_one_warning_per_interval(demo, caplog, requests_per
     logger = logging.getLogger("django_redis.cache")
     caches = {
         name: {
-            "BACKEND": "django_redis.cache.RedisCache",
+            "BACKEND": "home.upstream.django_redis.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
             "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
         }

@@ -66,13 +66,13 @@ DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
+            "BACKEND": "home.upstream.django_redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "cedana",
             "OPTIONS": REDIS_OPTIONS,
         },
         "renditions": {
-            "BACKEND": "django_redis.cache.RedisCache",
+            "BACKEND": "home.upstream.django_redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "cedana-renditions",
             "TIMEOUT": 60 * 60 * 24 * 7,

@@ -133,12 +133,17 @@ def checked_filters(filter_backends):
 
 
 class CheckedParametersMixin:
-    """For an API endpoint: bounded pagination, checked filters, and ``/find/?id=`` that must be
-    an integer (400 otherwise; 404 when no object has it, including ids past the column's range)."""
+    """For an API endpoint: bounded pagination, checked filters, ``/find/?id=`` that must be an
+    integer (400 otherwise; 404 when no object has it, including ids past the column's range) and
+    ``/find/?html_path=`` with a NUL byte, which no page has (404)."""
 
     pagination_class = BoundedPagination
 
     def find_object(self, queryset, request):
+        if any("\x00" in path for path in request.GET.getlist("html_path")):
+            # No page's path holds a NUL (Wagtail serves only ``[\w-]`` segments), and PostgreSQL
+            # text cannot hold one: routing it was a DataError, a 500. None: Wagtail's 404.
+            return None
         if "id" in request.GET:
             try:
                 object_id = int(request.GET["id"])

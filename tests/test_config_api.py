@@ -165,6 +165,18 @@ def test_find_with_an_id_nothing_has_is_a_404(client, demo, value, page_type):
     assert client.get("/api/v2/pages/find/", query).status_code == 404
 
 
+@pytest.mark.parametrize(
+    "html_path",
+    ["\x00", "/\x00/", "/blog/x\x00y/", "/blog/\x00", "\x00/blog/", ["/blog/", "\x00"], ["\x00", "/blog/"]],
+    ids=["nul", "nul-segment", "inside", "last-segment", "first", "repeated-last", "repeated-first"],
+)
+@pytest.mark.parametrize("page_type", [None, "blog.ArticlePage"])
+def test_find_by_a_path_with_a_nul_byte_is_a_404(client, demo, html_path, page_type):
+    """No page's path holds a NUL; on PostgreSQL routing one was a database error (a 500)."""
+    query = {"html_path": html_path} | ({"type": page_type} if page_type else {})
+    assert client.get("/api/v2/pages/find/", query).status_code == 404
+
+
 @pytest.mark.parametrize("value", ["99999999999999999999", "-99999999999999999999", "9223372036854775808"])
 @pytest.mark.parametrize(
     "query",

@@ -188,6 +188,26 @@ def test_sign_in_and_health_stay_reachable_unverified(mfa_required, moderator):
     assert urlsplit(client.get("/admin/")["Location"]).path == "/admin/login/"
 
 
+@pytest.mark.parametrize("enrolled", [False, True], ids=["setup", "verify"])
+def test_the_code_pages_get_the_admin_icons_and_strings_unverified(mfa_required, moderator, enrolled):
+    """The setup and verify pages load the admin's icon sprite and its translated strings: both
+    are served before the code is entered (a redirect put a second verify page into the first),
+    while every other admin address still waits for the code."""
+    client, _ = sign_in(moderator)
+    if enrolled:
+        enrol(client, moderator)
+        client, response = sign_in(moderator)
+    page = client.get(VERIFY if enrolled else SETUP)
+    assert page.status_code == 200
+    html = page.content.decode()
+    for path in ("/admin/sprite/", "/admin/jsi18n/"):
+        assert f'"{path}' in html, path  # the page asks for it
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert b"verification code" not in response.content.lower()
+    assert client.get("/admin/pages/").status_code == 302
+
+
 def test_mfa_reset_removes_the_app(mfa_required, moderator):
     client, _ = sign_in(moderator)
     enrol(client, moderator)

@@ -38,7 +38,19 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 SETUP_URL_NAME = "staff_mfa_setup"
 VERIFY_URL_NAME = "staff_mfa_verify"
 # Views an unverified session may reach; everything else redirects to setup or verify.
-OPEN_URL_NAMES = {"wagtailadmin_login", "wagtailadmin_logout", SETUP_URL_NAME, VERIFY_URL_NAME, "healthz", "readyz"}
+OPEN_URL_NAMES = {
+    "wagtailadmin_login",
+    "wagtailadmin_logout",
+    SETUP_URL_NAME,
+    VERIFY_URL_NAME,
+    "healthz",
+    "readyz",
+    # What the setup and verify pages load themselves: the admin's icons and its translated
+    # strings, the same for everyone. Redirected, the verify page was loaded into the verify page
+    # as its icon sprite: two code forms, the top one posting to the sprite's address.
+    "wagtailadmin_sprite",
+    "wagtailadmin_javascript_catalog",
+}
 
 
 def has_confirmed_device(user) -> bool:

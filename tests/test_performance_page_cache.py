@@ -22,9 +22,9 @@ from wagtail.models import Site
 import pytest
 import time_machine
 
+from home.caching.generation import GENERATION_KEY
 from home.caching.page_cache import (
     ENTRY_OVERHEAD_BYTES,
-    GENERATION_KEY,
     PAGE_KEY_PREFIX,
     bump_generation,
     local_pages,

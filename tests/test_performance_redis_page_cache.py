@@ -10,6 +10,7 @@ is not reachable, except in CI (``.ci/run`` starts it), where that fails. Every 
 prefix of this run's own, so the suite's two CI passes can share the database.
 """
 
+import io
 import os
 import pickle
 import subprocess
@@ -23,7 +24,8 @@ from django_redis import get_redis_connection
 from redis.connection import AbstractConnection
 
 from home.caching import generation
-from home.caching.page_cache import GENERATION_KEY, bump_generation
+from home.caching.generation import GENERATION_KEY
+from home.caching.page_cache import bump_generation
 
 from .redis_server import redis_answers
 
@@ -298,3 +300,59 @@ def test_a_token_nothing_of_ours_wrote_starts_a_new_generation(client, demo, red
     token = cache.get(GENERATION_KEY)
     assert isinstance(token, str) and len(token) == 32
     assert client.get("/blog/")["X-Page-Cache"] == "hit"
+
+
+def test_a_token_written_while_redis_did_not_answer_is_written_again(client, demo, redis_cache, monkeypatch):
+    """A publish while Redis is down or hung: the token's write is dropped (``IGNORE_EXCEPTIONS``)
+    and the round trip after it fails. The process writes a new token on its next request once
+    Redis answers, so the change does not wait for the cached pages to expire."""
+    from django_redis.cache import RedisCache
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    monkeypatch.setattr(generation, "RECONNECT_SECONDS", 0)
+    client.get("/blog/")
+    assert client.get("/blog/")["X-Page-Cache"] == "hit"
+    before = cache.get(GENERATION_KEY)
+
+    def unanswered(*args, **kwargs):
+        raise RedisConnectionError("Redis did not answer")
+
+    with monkeypatch.context() as outage:
+        outage.setattr(RedisCache, "set", lambda *args, **kwargs: None)  # dropped, as IGNORE_EXCEPTIONS drops it
+        outage.setattr("redis.Redis.ping", unanswered)
+        bump_generation()
+    assert cache.get(GENERATION_KEY) == before  # the change never reached Redis
+    assert client.get("/blog/")["X-Page-Cache"] == "miss"
+    assert cache.get(GENERATION_KEY) != before
+    assert client.get("/blog/")["X-Page-Cache"] == "hit"
+
+
+def test_the_scheduler_writes_again_a_token_redis_did_not_take(demo, redis_cache, monkeypatch):
+    from django.core.management import call_command
+
+    from django_redis.cache import RedisCache
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    monkeypatch.setattr(generation, "RECONNECT_SECONDS", 0)
+    before = cache.get(GENERATION_KEY)
+
+    def unanswered(*args, **kwargs):
+        raise RedisConnectionError("Redis did not answer")
+
+    with monkeypatch.context() as outage:
+        outage.setattr(RedisCache, "set", lambda *args, **kwargs: None)
+        outage.setattr("redis.Redis.ping", unanswered)
+        bump_generation()
+    assert cache.get(GENERATION_KEY) == before
+    call_command("run_scheduler", "--once", stdout=io.StringIO())
+    assert cache.get(GENERATION_KEY) != before
+
+
+def test_a_token_redis_took_is_not_written_again(client, demo, redis_cache, monkeypatch):
+    monkeypatch.setattr(generation, "RECONNECT_SECONDS", 0)
+    client.get("/blog/")
+    bump_generation()
+    token = cache.get(GENERATION_KEY)
+    assert client.get("/blog/")["X-Page-Cache"] == "miss"
+    assert client.get("/blog/")["X-Page-Cache"] == "hit"
+    assert cache.get(GENERATION_KEY) == token

@@ -13,7 +13,7 @@ import pytest
 
 from blog.models import ArticlePage
 from home.caching import memo
-from home.caching.page_cache import GENERATION_KEY
+from home.caching.generation import GENERATION_KEY
 
 pytestmark = pytest.mark.django_db
 

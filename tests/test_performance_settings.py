@@ -91,7 +91,7 @@ def test_a_publish_in_one_process_reaches_the_others_through_the_file_cache(tmp_
         ).stdout.strip()
 
     bumped = in_process("from home.caching.page_cache import bump_generation; print(bump_generation())")
-    seen = in_process("from home.caching.page_cache import GENERATION_KEY; print(cache.get(GENERATION_KEY))")
+    seen = in_process("from home.caching.generation import GENERATION_KEY; print(cache.get(GENERATION_KEY))")
     assert bumped and seen == bumped
 
 

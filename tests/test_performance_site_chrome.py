@@ -17,7 +17,7 @@ import pytest
 
 from blog.models import Author
 from home.caching import memo
-from home.caching.page_cache import GENERATION_KEY
+from home.caching.generation import GENERATION_KEY
 from home.models import SiteChromeSettings
 
 from .factories import ArticlePageFactory

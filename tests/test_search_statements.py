@@ -17,7 +17,7 @@ import pytest
 from blog.listings import add_card_relations, card_rows
 from blog.models import ArticlePage
 from home.caching import memo
-from home.caching.page_cache import GENERATION_KEY
+from home.caching.generation import GENERATION_KEY
 from search import highlight
 
 pytestmark = pytest.mark.django_db

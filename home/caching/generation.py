@@ -24,6 +24,11 @@ only a Redis on this machine (a loopback address or a Unix socket) and reads the
 request from any other, as before; ``"on"`` accepts that delay for every Redis; ``"off"`` never
 watches.
 
+When the writer's round trip fails (Redis down or hung), the write itself was most likely dropped
+(``IGNORE_EXCEPTIONS``): the process writes a new token again on its next request, at most once
+every ``RECONNECT_SECONDS`` until Redis answers (the scheduler after each run), so a change
+published during an outage is seen once Redis is back, not when the cached pages expire.
+
 Whenever the watch cannot vouch for its token (no connection yet, the connection lost or refused,
 another cache configured, a different process after a fork) the token is read from the cache on
 every request, as before, and the watch tries to connect again at most once every
@@ -36,13 +41,13 @@ Our own code because neither django-redis nor redis-py covers this on the Redis 
 client-side cache (``CacheConfig``) refuses servers older than 7.4, and Debian 12 ships 7.0.
 """
 
-import contextlib
 import ipaddress
 import logging
 import os
 import re
 import threading
 import time
+import uuid
 
 from django.conf import settings
 from django.core.cache import cache, caches
@@ -125,6 +130,7 @@ class RedisTokenWatch:
         self._changes = 0  # invalidations seen: a token read before one must not be kept
         self._retry_at = 0.0
         self._failing = False
+        self._rewrite_at = None  # time.monotonic() from when to write the token again (a write failed)
 
     def forget(self) -> None:
         """Close the connection and forget the token (the cache settings changed)."""
@@ -212,15 +218,33 @@ class RedisTokenWatch:
     def token_written(self) -> None:
         """Called after this process stored a new token: one round trip to Redis, which returns
         once Redis has sent every tracking connection (this process's too) its invalidation
-        message for the write."""
+        message for the write. If Redis does not answer (down or hung), the write was most likely
+        dropped (``IGNORE_EXCEPTIONS``): ``rewrite_due`` then asks for a new token to be written
+        once Redis may answer again, so a change published during an outage is not left unseen
+        until the cached pages expire."""
         from django_redis import get_redis_connection
+        from django_redis.cache import RedisCache
         from redis.exceptions import RedisError
 
-        if not (self._enabled if self._enabled is not None else watch_wanted()):
-            return  # nobody watches a Redis configured like this one: nothing to wait for
-        # Redis down: the write failed too (IGNORE_EXCEPTIONS), so there is nothing to wait for.
-        with contextlib.suppress(RedisError, OSError):
+        if not isinstance(caches["default"], RedisCache):
+            return
+        try:
             get_redis_connection("default", write=True).ping()
+        except (RedisError, OSError):
+            with self._lock:
+                self._rewrite_at = time.monotonic() + RECONNECT_SECONDS
+            return
+        with self._lock:
+            self._rewrite_at = None
+
+    def rewrite_due(self) -> bool:
+        """True (once per ``RECONNECT_SECONDS``) while a token this process wrote may not have
+        reached Redis; the caller writes a new one (``read_generation``, the scheduler)."""
+        with self._lock:
+            if self._rewrite_at is None or time.monotonic() < self._rewrite_at or self._pid != os.getpid():
+                return False
+            self._rewrite_at = time.monotonic() + RECONNECT_SECONDS
+            return True
 
 
 watch = RedisTokenWatch()
@@ -229,6 +253,8 @@ watch = RedisTokenWatch()
 def read_generation() -> str | None:
     """The current page-cache generation token (a hex string), or None when none is stored or the
     stored value is not one (then the caller starts a new generation, replacing it)."""
+    if watch.rewrite_due():
+        return write_generation()
     token, changes = watch.kept_token()
     if token is not None:
         return token
@@ -246,9 +272,21 @@ def read_generation() -> str | None:
     return token
 
 
-def token_written() -> None:
-    """Call after storing a new token in the cache (``bump_generation``): see ``RedisTokenWatch``."""
+def write_generation() -> str:
+    """Store a new generation token (a hex string, returned) in the cache: every page cached so
+    far is stale. On Redis, then the round trip ``RedisTokenWatch.token_written`` describes (a
+    failed one is retried by ``read_generation``, or by ``rewrite_if_due`` outside requests)."""
+    token = uuid.uuid4().hex
+    cache.set(GENERATION_KEY, token, None)
     watch.token_written()
+    return token
+
+
+def rewrite_if_due() -> None:
+    """Write a new token if one this process wrote may not have reached Redis (for processes
+    that serve no requests: the scheduler calls it after each run)."""
+    if watch.rewrite_due():
+        write_generation()
 
 
 @receiver(setting_changed)

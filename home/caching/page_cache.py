@@ -33,7 +33,6 @@ import hashlib
 import re
 import threading
 import time
-import uuid
 from collections import OrderedDict
 
 from django.conf import settings
@@ -50,7 +49,7 @@ from wagtail.models import Site
 from home.public_pages import next_expiry
 
 from . import memo
-from .generation import GENERATION_KEY, read_generation, token_written
+from .generation import read_generation, write_generation
 
 PAGE_KEY_PREFIX = "page-cache:page:"
 HOST_KEY_PREFIX = "page-cache:root-url:"
@@ -138,9 +137,7 @@ local_pages = LocalPages()
 
 def bump_generation() -> str:
     """Start a new cache generation: every page cached so far is stale. Returns the new token."""
-    token = uuid.uuid4().hex
-    cache.set(GENERATION_KEY, token, None)
-    token_written()
+    token = write_generation()
     memo.generation_changed(token)
     local_pages.clear(token)
     return token

@@ -27,6 +27,8 @@ from django.core.management.base import BaseCommand
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
+from home.caching.generation import rewrite_if_due
+
 from ...maintenance import daily_tasks
 from ...scheduled_publishing import publish_due_changes
 
@@ -80,6 +82,9 @@ class Command(BaseCommand):
                 self.stdout.write("Another scheduler is publishing; skipping this run.")
                 return False
             run = publish_due_changes()
+        # A page-cache token this process wrote while Redis did not answer: written again, now
+        # that it may (home/caching/generation.py); web processes do so on their next request.
+        rewrite_if_due()
         for obj in run.unpublished:
             self.stdout.write(f"Unpublished (expired): {obj}")
         for revision in run.published:

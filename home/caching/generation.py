@@ -92,6 +92,7 @@ def one_redis_server() -> bool:
     until the next change; with a sharding or Sentinel client the key's server is not the one we
     would watch."""
     config = settings.CACHES["default"]
+    # django-redis's documented LOCATION: a list, or one string of servers joined by "," or ";".
     location = config.get("LOCATION", "")
     servers = [part for part in re.split(r"[;,]", location) if part.strip()] if isinstance(location, str) else location
     client_class = config.get("OPTIONS", {}).get("CLIENT_CLASS", DJANGO_REDIS_DEFAULT_CLIENT)
@@ -115,7 +116,7 @@ def watch_wanted() -> bool:
 class RedisTokenWatch:
     """The token as last read by this process, kept while Redis's key tracking vouches for it.
     Safe to share between threads (a lock around the connection). Used through ``read_generation``
-    and ``token_written``."""
+    and ``write_generation``."""
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -240,6 +241,8 @@ class RedisTokenWatch:
     def rewrite_due(self) -> bool:
         """True (once per ``RECONNECT_SECONDS``) while a token this process wrote may not have
         reached Redis; the caller writes a new one (``read_generation``, the scheduler)."""
+        if self._rewrite_at is None:  # the usual case, on every request: no lock taken
+            return False
         with self._lock:
             if self._rewrite_at is None or time.monotonic() < self._rewrite_at or self._pid != os.getpid():
                 return False

@@ -16,6 +16,7 @@ from .links import points_at_cms_admin, validate_link
 from .page_forms import SiteCopyForm, SiteModelForm, SitePageForm
 from .public_pages import restricted_paths
 from .publish_checks import described, model_problems
+from .text_cleaning import has_visible_character
 
 
 def validate_not_cms_admin(value: str) -> None:
@@ -79,6 +80,11 @@ class SiteRendition(AbstractRendition):
         unique_together = (("image", "filter_spec", "focal_point_key"),)
 
 
+INVISIBLE_TITLE = (
+    "Enter a title readers can see: spaces, control and zero-width characters alone show nothing in a headline."
+)
+
+
 class BasePage(Page):
     """Abstract base for every page type: the social sharing fields live here once.
 
@@ -109,6 +115,23 @@ class BasePage(Page):
 
     # Fields that stand in for the meta description when editors leave it blank, first non-empty wins.
     meta_description_fallbacks: tuple[str, ...] = ("summary",)
+
+    def clean(self):
+        """Wagtail's checks (a slug free among the siblings), then a title that shows something
+        (``home.text_cleaning.has_visible_character``): "\u200b" or "\u00a0" alone would be a
+        blank headline, card link and browser tab. On the model rather than the form, so a
+        revision made without the editor is refused where it is checked before publishing
+        (``home.publish_checks``, the scheduler). Raises ``ValidationError`` on ``title``, code
+        ``invisible``."""
+        errors = {}
+        try:
+            super().clean()
+        except ValidationError as error:
+            errors = error.update_error_dict(errors)
+        if self.title and not has_visible_character(self.title):
+            errors.setdefault("title", []).append(ValidationError(INVISIBLE_TITLE, code="invisible"))
+        if errors:
+            raise ValidationError(errors)
 
     def publish_problems(self) -> list[str]:
         """What stops this page's values (a revision's ``as_object()``, or the page's row) from

@@ -18,6 +18,11 @@ page fails, publishes nothing and names each page with what to fix:
   drafts may be incomplete too (a draft saved before a field became required for drafts, a
   revision made in the shell, a name another author took meanwhile): checked the same way.
 
+The scheduler asks the same question of each revision at its go-live
+(``home.operations.scheduled_publishing.check_publishable``): what an approved revision points
+to may have gone by then (its only topic or author deleted), and a refused go-live is reported
+like any other that fails.
+
 A page's problems are ``BasePage.publish_problems()``: the model's own validation
 (``model_problems``, in words by ``described``) and what its page type adds; a snippet's are the
 model's own validation.

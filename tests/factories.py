@@ -81,5 +81,14 @@ class ArticlePageFactory(wagtail_factories.PageFactory):
     topics = factory.LazyFunction(list)
     authors = factory.LazyFunction(lambda: [AuthorFactory()])
 
+    class Params:
+        # ``publishable=True``: what the editor's publish gates ask beyond the defaults
+        # (``blog.forms.article_problems``), a topic (the demo's first) and a meta description,
+        # for an article that must pass them later, as the scheduler checks at go-live.
+        publishable = factory.Trait(
+            topics=factory.LazyFunction(lambda: [TopicPage.objects.order_by("pk").first()]),
+            search_description=factory.Faker("sentence"),
+        )
+
     class Meta:
         model = ArticlePage

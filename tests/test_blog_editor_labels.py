@@ -1,13 +1,16 @@
 """The editor's words and fields (issue 16, the workspace): "Call to action", the table block's
-help and header row, a title field that shows the whole title, and the code block's monospace
-source that keeps tabs, its highlighted block preview and its compare view's line breaks."""
+help and header row, a title field that shows the whole title and refuses one that shows
+nothing, and the code block's monospace source that keeps tabs, its highlighted block preview
+and its compare view's line breaks."""
 
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 import pytest
 
 from blog.blocks import CodeSourceBlock, CodeSourceComparison
 from blog.models import ArticlePage
+from home.models import INVISIBLE_TITLE
 
 from .admin_forms import article_form_data
 
@@ -49,6 +52,50 @@ def test_line_breaks_typed_into_the_title_become_spaces(admin_client, demo, titl
     response = admin_client.post(add_url(demo.blog), article_form_data("two-lines", title=title))
     assert response.status_code == 302
     assert ArticlePage.objects.get(slug="two-lines").title == "Line one line two"
+
+
+# Each shows nothing as a headline, card link or browser tab (home.text_cleaning.has_visible_character).
+INVISIBLE_TITLES = {
+    "zero-width characters": "\u200b\u200c\u200d\ufeff",
+    "direction marks": "\u200e\u202e\u2066",
+    "no-break and ideographic spaces": "\u00a0\u3000",
+    "a combining accent alone": "\u0301",
+}
+
+
+@pytest.mark.parametrize("title", INVISIBLE_TITLES.values(), ids=INVISIBLE_TITLES.keys())
+@pytest.mark.parametrize("action", [None, "publish"])
+def test_a_title_that_shows_nothing_is_refused(admin_client, demo, title, action):
+    response = admin_client.post(add_url(demo.blog), article_form_data("invisible", title=title, action=action))
+    assert response.status_code == 200
+    # Spaces are stripped first (the field's own clean), then it is simply missing.
+    assert response.context["form"].errors["title"] in ([INVISIBLE_TITLE], ["This field is required."])
+    assert not ArticlePage.objects.filter(slug="invisible").exists()
+
+
+@pytest.mark.parametrize("title", INVISIBLE_TITLES.values(), ids=INVISIBLE_TITLES.keys())
+def test_a_topic_page_title_that_shows_nothing_is_refused_in_the_model(demo, title):
+    """Every page type (``BasePage.clean``), also where no form runs: a revision saved by code."""
+    topic = demo.topics["gpu-costs"]
+    topic.title = title
+    with pytest.raises(ValidationError) as refused:
+        topic.full_clean()
+    assert refused.value.message_dict["title"] == [INVISIBLE_TITLE]
+
+
+def test_a_title_and_a_taken_slug_are_both_reported(demo):
+    article = ArticlePage.objects.get(pk=demo.articles[0].pk)
+    article.title = "\u200b"
+    article.slug = ArticlePage.objects.exclude(pk=article.pk).first().slug
+    with pytest.raises(ValidationError) as refused:
+        article.full_clean()
+    assert set(refused.value.message_dict) >= {"title", "slug"}
+
+
+def test_a_visible_title_with_invisible_characters_saves_as_typed(admin_client, demo):
+    response = admin_client.post(add_url(demo.blog), article_form_data("visible", title="\u200bGPU\u00a0costs"))
+    assert response.status_code == 302
+    assert ArticlePage.objects.get(slug="visible").title == "\u200bGPU\u00a0costs"
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,9 @@ def scheduled_publishes(page) -> int:
 
 def schedule_new_article(demo, title="Scheduled for Tuesday", go_live_at=GO_LIVE) -> ArticlePage:
     """A draft article whose newest revision is approved to go live at ``go_live_at``."""
-    article = ArticlePageFactory(parent=demo.blog, topics=[demo.topics["gpu-costs"]], title=title, live=False)
+    article = ArticlePageFactory(
+        parent=demo.blog, topics=[demo.topics["gpu-costs"]], title=title, live=False, publishable=True
+    )
     article.go_live_at = go_live_at
     article.save_revision().publish()
     article.refresh_from_db()

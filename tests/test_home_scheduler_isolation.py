@@ -10,10 +10,10 @@ from django.core.management import call_command
 import pytest
 import time_machine
 
-from blog.models import ArticlePage, BlogIndexPage
+from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
 from home.operations.models import ScheduledPublishFailure
 
-from .factories import ArticlePageFactory
+from .factories import ArticlePageFactory, AuthorFactory, TopicPageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -31,8 +31,9 @@ def run_scheduler() -> str:
 
 
 def new_article(parent, live=True, **kwargs) -> ArticlePage:
-    """An article under ``parent``: published (with a live revision) or a draft."""
-    article = ArticlePageFactory(parent=parent, live=live, **kwargs)
+    """An article under ``parent`` that the editor's checks let go live: published (with a live
+    revision) or a draft."""
+    article = ArticlePageFactory(parent=parent, live=live, publishable=True, **kwargs)
     if live:
         article.save_revision().publish()
     return article
@@ -76,10 +77,37 @@ def edited(field, value):
     return make
 
 
+def only_topic_deleted_meanwhile(demo):
+    topic = TopicPageFactory(parent=demo.blog, title="Short-lived topic")
+    revision = schedule(new_article(demo.blog, live=False, topics=[topic]), FAILING_GO_LIVE)
+    TopicPage.objects.get(pk=topic.pk).delete()
+    return revision
+
+
+def only_author_deleted_meanwhile(demo):
+    author = AuthorFactory(name="Departed Author")
+    revision = schedule(new_article(demo.blog, live=False, authors=[author]), FAILING_GO_LIVE)
+    Author.objects.get(pk=author.pk).delete()
+    return revision
+
+
+# What each kind of failure's report says, in the editor's words (where ours, not Django's).
+REASONS = {
+    "parent unpublished meanwhile": "is not published",
+    "only topic deleted meanwhile": "Choose at least one topic",
+    "only author deleted meanwhile": "Authors: This field cannot be blank.",
+    "zero-width title": "Enter a title readers can see",
+    "title of spaces": "Enter a title readers can see",
+}
+
 FAILURES = {
     "slug taken meanwhile": slug_taken_meanwhile,
     "parent unpublished meanwhile": parent_unpublished_meanwhile,
+    "only topic deleted meanwhile": only_topic_deleted_meanwhile,
+    "only author deleted meanwhile": only_author_deleted_meanwhile,
     "blank title": edited("title", ""),
+    "zero-width title": edited("title", "\u200b\u200d"),
+    "title of spaces": edited("title", "\u00a0 \u3000"),
     "summary over its limit": edited("summary", "x" * 5000),
     "slug with a space": edited("slug", "not a slug"),
 }
@@ -117,6 +145,7 @@ def test_a_failing_revision_holds_back_nothing_and_stays_scheduled(scheduled, ki
     assert failing.content_object.live_revision_id != failing.pk, kind
     failure = ScheduledPublishFailure.objects.get(revision=failing)
     assert failure.error and failure.attempts == 1, kind
+    assert REASONS.get(kind, "") in failure.error, (kind, failure.error)
     assert "Could not carry out the scheduled change" in output, kind
 
 

@@ -23,6 +23,7 @@ from django.utils import timezone
 from wagtail.admin.mail import send_mail
 from wagtail.models import DraftStateMixin, Page, Revision
 
+from ..publish_checks import problems_of
 from .models import ScheduledPublishFailure
 
 logger = logging.getLogger(__name__)
@@ -65,15 +66,26 @@ def describe_error(error: Exception) -> str:
 
 
 def check_publishable(revision: Revision) -> None:
-    """Raise UnpublishableRevision if the revision's page sits under a page that is not live:
-    Wagtail would mark it live, but readers could not reach it and it would appear nowhere."""
+    """Raise UnpublishableRevision if the revision must not go live as things stand now:
+
+    - its page sits under a page that is not live (Wagtail would mark it live, but readers could
+      not reach it and it would appear nowhere);
+    - its content fails the checks the editor runs before publishing (``home.publish_checks``:
+      the model's validation and, for an article, the publish gates). The revision was checked
+      when it was approved, but what it points to may have changed by its go-live: its only
+      topic or author deleted, its card image deleted. Wagtail's ``publish_scheduled`` publishes
+      it regardless (docs/upstream.md, "Wagtail: publishing without the editor validates
+      nothing"); the message names each problem in the editor's words.
+    """
     page = revision.content_object
-    if not isinstance(page, Page):
-        return
-    parent = page.get_parent()
-    # The tree's root (depth 1) is never served, so its own state does not matter.
-    if parent is not None and parent.depth > 1 and not parent.live:
-        raise UnpublishableRevision(f"Its parent page “{parent.title}” is not published.")
+    if isinstance(page, Page):
+        parent = page.get_parent()
+        # The tree's root (depth 1) is never served, so its own state does not matter.
+        if parent is not None and parent.depth > 1 and not parent.live:
+            raise UnpublishableRevision(f"Its parent page “{parent.title}” is not published.")
+    problems = problems_of(revision.as_object())
+    if problems:
+        raise UnpublishableRevision(" ".join(problems))
 
 
 def publish_due_changes(now=None) -> ScheduleRun:

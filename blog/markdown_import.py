@@ -63,6 +63,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from blog.blocks import CODE_LANGUAGES, ArticleBodyBlock
 from blog.footnotes import FOOTNOTE_LABEL, FOOTNOTES_PLACE
+from blog.forms import SEARCH_DESCRIPTION_MAX_LENGTH, SEO_TITLE_MAX_LENGTH, TITLE_MAX_LENGTH
 from blog.mathml import INLINE_MATH, needs_dollar_escape
 from blog.models import SUMMARY_MAX_LENGTH, ArticlePage, Author, BlogIndexPage, TopicPage
 from home.page_forms import EARLIEST_SHOWABLE, LATEST_SHOWABLE, one_line
@@ -557,6 +558,7 @@ class ArticleReader:
             title = one_line(_plain(nodes.pop(0).children[0]))
         if not title:
             raise MarkdownImportError("no title: add 'title:' to the front matter or start with '# Title'")
+        too_long("title", title, TITLE_MAX_LENGTH)
         slug = _text_field(meta, "slug", 255) or slugify(title, allow_unicode=True)
         if not slug or slugify(slug, allow_unicode=True) != slug:
             raise MarkdownImportError(f"slug '{cut(slug)}' is not a slug; use lowercase letters, digits and hyphens")
@@ -571,9 +573,9 @@ class ArticleReader:
             "title": title,
             "slug": slug,
             "summary": summary,
-            "seo_title": _text_field(meta, "seo_title", 255),
-            "search_description": _text_field(meta, "search_description", None)
-            or _text_field(meta, "description", None),
+            "seo_title": _text_field(meta, "seo_title", SEO_TITLE_MAX_LENGTH),
+            "search_description": _text_field(meta, "search_description", SEARCH_DESCRIPTION_MAX_LENGTH)
+            or _text_field(meta, "description", SEARCH_DESCRIPTION_MAX_LENGTH),
             "image_alt": _text_field(meta, "image_alt", 500),
         }
         published = meta.get("date")
@@ -993,6 +995,13 @@ def _table_caption(node) -> dict | None:
 
 def _is_markdown_link(href: str) -> bool:
     return "://" not in href and not href.startswith(("mailto:", "#", "/")) and href.split("#")[0].endswith(".md")
+
+
+def too_long(name: str, text: str, limit: int) -> None:
+    """Raise MarkdownImportError if ``text`` has more than ``limit`` characters: the editor's limit
+    on that field (``blog.forms.FIELD_LIMITS``), so an imported draft saves in the editor as it is."""
+    if len(text) > limit:
+        raise MarkdownImportError(f"the {name} is longer than {limit} characters (it has {len(text)}); shorten it")
 
 
 def _text_field(meta: dict, key: str, max_length: int | None) -> str:

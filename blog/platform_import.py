@@ -43,6 +43,7 @@ import defusedxml.ElementTree
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from blog import markdown_import
+from blog.forms import SEARCH_DESCRIPTION_MAX_LENGTH, SEO_TITLE_MAX_LENGTH, TITLE_MAX_LENGTH
 from blog.markdown_import import (
     _LANGUAGE_ALIASES,
     _LANGUAGES,
@@ -385,11 +386,20 @@ class ExportedPostReader:
         self.image_for = image_for
         self.notes: list[str] = list(source.notes)
 
+    def shortened(self, name: str, text: str, limit: int) -> str:
+        """``text`` cut at a word to at most ``limit`` characters, an ellipsis included, with a
+        note; as it is if it fits. The limits are the editor's (``blog.forms.FIELD_LIMITS``,
+        ``SUMMARY_MAX_LENGTH``), so an imported draft saves in the editor as it is."""
+        if len(text) <= limit:
+            return text
+        self.notes.append(f"the {name} was shortened to {limit} characters")
+        return text[: limit - 1].rsplit(" ", 1)[0].rstrip() + "…"
+
     def read(self) -> ParsedArticle:
         post = self.source
         if post.problem:
             raise MarkdownImportError(post.problem)
-        title = one_line(checked_text("title", post.title))[:255]
+        title = self.shortened("title", one_line(checked_text("title", post.title)), TITLE_MAX_LENGTH)
         if not title:
             raise MarkdownImportError("the post has no title")
         slug = checked_text("slug", post.slug) or slugify(title, allow_unicode=True)
@@ -403,16 +413,17 @@ class ExportedPostReader:
             summary = _first_text(body)
             self.notes.append("no excerpt: the first paragraph's start is used as the summary")
         # Checked once parsed (a raw NUL stays a NUL; &#1; becomes a control character).
-        summary = checked_text("summary", summary)
-        if len(summary) > SUMMARY_MAX_LENGTH:
-            summary = summary[: SUMMARY_MAX_LENGTH - 1].rsplit(" ", 1)[0] + "…"
-            self.notes.append(f"the summary was shortened to {SUMMARY_MAX_LENGTH} characters")
+        summary = self.shortened("summary", checked_text("summary", summary), SUMMARY_MAX_LENGTH)
         fields = {
             "title": title,
             "slug": slug,
             "summary": summary,
-            "seo_title": checked_text("seo_title", post.seo_title)[:255],
-            "search_description": checked_text("search_description", post.search_description),
+            "seo_title": self.shortened("SEO title", checked_text("seo_title", post.seo_title), SEO_TITLE_MAX_LENGTH),
+            "search_description": self.shortened(
+                "search description",
+                checked_text("search_description", post.search_description),
+                SEARCH_DESCRIPTION_MAX_LENGTH,
+            ),
             "image_alt": checked_text("image_alt", post.feature_image_alt)[:500],
         }
         if post.date is not None:

@@ -328,7 +328,23 @@ NUL_IN_A_FIELD = {
     "nul-in-heading.md": ("---\ntitle: T16\n---\n\n## Head\x00ing\n", "'body': Null characters are not allowed."),
     "nul-in-first-heading.md": ("# Ti\x00tle\n\nx\n", "'body': Null characters are not allowed."),
 }
-FAILING = MALFORMED | HOSTILE_FILES | NUL_IN_A_FIELD
+# Over the editor's limit on a field (blog.forms.FIELD_LIMITS): refused, so that no imported
+# draft has a value the editor would refuse on its next save.
+OVER_THE_EDITORS_LIMITS = {
+    "title-101.md": (
+        "---\ntitle: " + "t" * 101 + "\n---\nx\n",
+        "the title is longer than 100 characters (it has 101)",
+    ),
+    "first-heading-101.md": ("# " + "h" * 101 + "\n\nx\n", "the title is longer than 100 characters"),
+    "title-255.md": ("---\ntitle: " + "t" * 255 + "\n---\nx\n", "the title is longer than 100 characters"),
+    "seo-title-61.md": ("---\ntitle: T17\nseo_title: " + "s" * 61 + "\n---\nx\n", "'seo_title' is longer than 60"),
+    "search-description-161.md": (
+        "---\ntitle: T18\nsearch_description: " + "d" * 161 + "\n---\nx\n",
+        "'search_description' is longer than 160",
+    ),
+    "description-161.md": ("---\ntitle: T19\ndescription: " + "d" * 161 + "\n---\nx\n", "'description' is longer"),
+}
+FAILING = MALFORMED | HOSTILE_FILES | NUL_IN_A_FIELD | OVER_THE_EDITORS_LIMITS
 
 
 @pytest.mark.django_db

@@ -327,6 +327,33 @@ def test_a_post_that_cannot_be_imported_fails_alone(demo, tmp_path, case):
 
 
 @pytest.mark.django_db
+def test_values_over_the_editors_limits_are_shortened_at_a_word_with_a_note(demo, tmp_path):
+    export = tmp_path / "export.json"
+    words = " ".join(["throughput"] * 40)  # 439 characters
+    post = ghost_post(title=words, slug="long-values", custom_excerpt=words, meta_title=words, meta_description=words)
+    export.write_bytes(ghost_export(post))
+    output = run(export)
+    page = ArticlePage.objects.get(slug="long-values").get_latest_revision_as_object()
+    limits = {"title": 100, "seo_title": 60, "search_description": 160, "summary": 240}
+    for field, limit in limits.items():
+        value = getattr(page, field)
+        assert len(value) <= limit and value.endswith("throughput…"), field
+    for name, limit in [("title", 100), ("SEO title", 60), ("search description", 160), ("summary", 240)]:
+        assert f"the {name} was shortened to {limit} characters" in output
+
+
+@pytest.mark.django_db
+def test_values_at_the_editors_limits_are_kept_whole(demo, tmp_path):
+    export = tmp_path / "export.json"
+    post = ghost_post(title="t" * 100, slug="at-the-limits", meta_title="s" * 60, meta_description="d" * 160)
+    export.write_bytes(ghost_export(post))
+    output = run(export)
+    page = ArticlePage.objects.get(slug="at-the-limits").get_latest_revision_as_object()
+    assert (len(page.title), len(page.seo_title), len(page.search_description)) == (100, 60, 160)
+    assert "shortened" not in output
+
+
+@pytest.mark.django_db
 def test_hostile_html_and_text_are_cleaned_like_editor_text(demo, tmp_path):
     html = (
         '<p onmouseover="x()">A\x0btab <a href="//evil.example/x">far</a> <a href="data:text/html,x">data</a>'

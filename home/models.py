@@ -13,7 +13,7 @@ from wagtail.models import Page, PageViewRestriction
 
 from .caching import memo
 from .links import points_at_cms_admin, validate_link
-from .page_forms import SiteCopyForm, SiteModelForm, SitePageForm
+from .page_forms import INVISIBLE_TITLE, SiteCopyForm, SiteModelForm, SitePageForm
 from .public_pages import restricted_paths
 from .publish_checks import described, model_problems
 from .text_cleaning import has_visible_character
@@ -78,11 +78,6 @@ class SiteRendition(AbstractRendition):
 
     class Meta:
         unique_together = (("image", "filter_spec", "focal_point_key"),)
-
-
-INVISIBLE_TITLE = (
-    "Enter a title readers can see: spaces, control and zero-width characters alone show nothing in a headline."
-)
 
 
 class BasePage(Page):

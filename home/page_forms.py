@@ -32,7 +32,7 @@ from wagtail.models import Page
 
 from .past_go_live import past_go_live_problem
 from .slugs import reserved_slug_problem, slug_for, slug_problem
-from .text_cleaning import CleanTextFormMixin
+from .text_cleaning import CleanTextFormMixin, has_visible_character
 
 LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
 
@@ -45,6 +45,11 @@ UNSHOWABLE_TIME = (
     f"Enter a date between {EARLIEST_SHOWABLE.date().isoformat()} and "
     f"{(LATEST_SHOWABLE - datetime.timedelta(days=1)).date().isoformat()}: "
     "a time at either end of the calendar cannot be shown in every time zone."
+)
+
+
+INVISIBLE_TITLE = (
+    "Enter a title readers can see: spaces, control and zero-width characters alone show nothing in a headline."
 )
 
 
@@ -136,11 +141,14 @@ class SiteModelForm(CleanTextFormMixin, WagtailAdminModelForm):
 
 class SiteCopyForm(CopyForm):
     """Wagtail's copy form (``BasePage.copy_form_class``), refusing a new slug that the new parent
-    page keeps for its own addresses (``home.slugs.reserved_slug_problem``), as the page editor
-    does."""
+    page keeps for its own addresses (``home.slugs.reserved_slug_problem``) and a new title that
+    shows nothing (``INVISIBLE_TITLE``), as the page editor does."""
 
     def clean(self):
         cleaned_data = super().clean()
+        title = cleaned_data.get("new_title")
+        if title and not has_visible_character(title):
+            self.add_error("new_title", INVISIBLE_TITLE)
         slug = cleaned_data.get("new_slug")
         parent = cleaned_data.get("new_parent_page") or self.page.get_parent()
         problem = reserved_slug_problem(slug, parent) if slug else None

@@ -10,7 +10,7 @@ import pytest
 
 from blog.blocks import CodeSourceBlock, CodeSourceComparison
 from blog.models import ArticlePage
-from home.models import INVISIBLE_TITLE
+from home.page_forms import INVISIBLE_TITLE
 
 from .admin_forms import article_form_data
 

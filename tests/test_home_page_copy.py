@@ -1,10 +1,14 @@
-"""The admin's copy page view (every page type) under a form posted without a usable parent."""
+"""The admin's copy page view (every page type) under a form posted without a usable parent or with
+a title that shows nothing."""
 
 from wagtail.models import Page
 
 import pytest
 
 from blog.models import ArticlePage
+from home.page_forms import INVISIBLE_TITLE
+
+from .test_blog_editor_labels import INVISIBLE_TITLES
 
 pytestmark = pytest.mark.django_db
 
@@ -32,3 +36,15 @@ def test_copy_with_a_parent_still_copies(admin_client, demo):
 
 def test_the_copy_form_still_opens(admin_client, demo):
     assert admin_client.get(f"/admin/pages/{demo.articles[0].pk}/copy/").status_code == 200
+
+
+@pytest.mark.parametrize("title", INVISIBLE_TITLES.values(), ids=INVISIBLE_TITLES.keys())
+@pytest.mark.parametrize("kind", ["article", "topic", "blog index"])
+def test_a_copy_title_that_shows_nothing_is_a_form_error(admin_client, demo, title, kind):
+    original = {"article": demo.articles[0], "topic": demo.topics["gpu-costs"], "blog index": demo.blog}[kind]
+    data = copy_data(original, new_title=title, new_parent_page=original.get_parent().pk)
+    pages = Page.objects.count()
+    response = admin_client.post(f"/admin/pages/{original.pk}/copy/", data)
+    assert response.status_code == 200, (title, kind)
+    assert response.context["form"].errors["new_title"] in ([INVISIBLE_TITLE], ["This field is required."])
+    assert Page.objects.count() == pages

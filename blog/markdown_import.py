@@ -68,7 +68,7 @@ from blog.mathml import INLINE_MATH, needs_dollar_escape
 from blog.models import SUMMARY_MAX_LENGTH, ArticlePage, Author, BlogIndexPage, TopicPage
 from home.page_forms import EARLIEST_SHOWABLE, LATEST_SHOWABLE, one_line
 from home.slugs import reserved_slug_problem
-from home.text_cleaning import XML_INVALID_CHARACTERS, form_text, remove_invalid_characters
+from home.text_cleaning import XML_INVALID_CHARACTERS, form_text, has_visible_character, remove_invalid_characters
 
 # Limits on what one import reads: far above a long article (the demo's longest is 30 KB) and a
 # blog's images, small enough that a hostile upload cannot fill memory or disk. Our own figures;
@@ -558,7 +558,7 @@ class ArticleReader:
             title = one_line(_plain(nodes.pop(0).children[0]))
         if not title:
             raise MarkdownImportError("no title: add 'title:' to the front matter or start with '# Title'")
-        too_long("title", title, TITLE_MAX_LENGTH)
+        check_title(title)
         slug = _text_field(meta, "slug", 255) or slugify(title, allow_unicode=True)
         if not slug or slugify(slug, allow_unicode=True) != slug:
             raise MarkdownImportError(f"slug '{cut(slug)}' is not a slug; use lowercase letters, digits and hyphens")
@@ -995,6 +995,15 @@ def _table_caption(node) -> dict | None:
 
 def _is_markdown_link(href: str) -> bool:
     return "://" not in href and not href.startswith(("mailto:", "#", "/")) and href.split("#")[0].endswith(".md")
+
+
+def check_title(title: str) -> None:
+    """Raise MarkdownImportError for a non-empty title the editor would refuse: one that shows
+    nothing (``home.text_cleaning.has_visible_character``: only spaces, control or zero-width
+    characters), or one over ``TITLE_MAX_LENGTH`` characters."""
+    if not has_visible_character(title):
+        raise MarkdownImportError("the title shows nothing: it has only spaces, control or zero-width characters")
+    too_long("title", title, TITLE_MAX_LENGTH)
 
 
 def too_long(name: str, text: str, limit: int) -> None:

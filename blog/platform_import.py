@@ -402,6 +402,7 @@ class ExportedPostReader:
         title = self.shortened("title", one_line(checked_text("title", post.title)), TITLE_MAX_LENGTH)
         if not title:
             raise MarkdownImportError("the post has no title")
+        markdown_import.check_title(title)
         slug = checked_text("slug", post.slug) or slugify(title, allow_unicode=True)
         if not slug or slugify(slug, allow_unicode=True) != slug:
             raise MarkdownImportError(f"slug '{cut(slug)}' is not a slug; use lowercase letters, digits and hyphens")

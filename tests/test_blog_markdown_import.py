@@ -344,7 +344,14 @@ OVER_THE_EDITORS_LIMITS = {
     ),
     "description-161.md": ("---\ntitle: T19\ndescription: " + "d" * 161 + "\n---\nx\n", "'description' is longer"),
 }
-FAILING = MALFORMED | HOSTILE_FILES | NUL_IN_A_FIELD | OVER_THE_EDITORS_LIMITS
+# A title that shows nothing (home.text_cleaning.has_visible_character), refused as the editor refuses it.
+INVISIBLE_TITLES = {
+    "title-zero-width.md": ('---\ntitle: "\\u200b\\u200d"\n---\nx\n', "the title shows nothing"),
+    "title-zero-width-with-slug.md": ('---\ntitle: "\\u200b"\nslug: zw\n---\nx\n', "the title shows nothing"),
+    "first-heading-zero-width.md": ("# \u200b\u2066\n\nx\n", "the title shows nothing"),
+    "title-combining-accent.md": ('---\ntitle: "\\u0301"\n---\nx\n', "the title shows nothing"),
+}
+FAILING = MALFORMED | HOSTILE_FILES | NUL_IN_A_FIELD | OVER_THE_EDITORS_LIMITS | INVISIBLE_TITLES
 
 
 @pytest.mark.django_db

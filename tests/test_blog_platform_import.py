@@ -305,6 +305,7 @@ def test_a_malformed_or_hostile_export_is_refused_clearly_and_writes_nothing(dem
 
 BAD_POSTS = {
     "no title": (ghost_post(slug="a", title=""), "the post has no title"),
+    "invisible title": (ghost_post(slug="f", title="\u200b\u202e"), "the title shows nothing"),
     "bad slug": (ghost_post(title="T", slug="Not A Slug"), "is not a slug"),
     "bad date": (ghost_post(title="T", slug="b", published_at="next tuesday"), "is not an ISO 8601 date"),
     "impossible date": (ghost_post(title="T", slug="c", published_at="2026-02-30T10:00:00Z"), "not an ISO 8601"),

@@ -44,3 +44,18 @@ def article_form_data(slug: str = "a-new-deep-dive", *, body=None, action: str |
     if action:
         data[f"action-{action}"] = action
     return data
+
+
+# Text an editor can type that shows nothing as a byline or headline
+# (home.text_cleaning.has_visible_character). The control characters pass a field's required
+# check and are removed after it; spaces are stripped before it; format characters (zero-width
+# space, joiners, direction marks, byte order mark) are kept by both.
+INVISIBLE_TEXTS = {
+    "control characters": "\x01\x02",
+    "separators": "\x1f\x1e",
+    "spaces": " \t ",
+    "no-break and em spaces": "\u00a0\u2003",
+    "zero-width characters": "\u200b\u200c\u200d\ufeff",
+    "direction marks": "\u200e\u202e\u2066",
+    "a combining accent alone": "\u0301",
+}

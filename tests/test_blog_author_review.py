@@ -13,6 +13,7 @@ import pytest
 from blog.forms import INVISIBLE_NAME
 from blog.models import Author
 
+from .admin_forms import INVISIBLE_TEXTS
 from .factories import ArticlePageFactory
 from .sitemaps import sitemap_text
 
@@ -207,21 +208,7 @@ def test_two_blank_name_drafts_are_form_errors_not_a_500(client, demo, editor):
     assert Author.objects.count() == before
 
 
-# Each shows nothing in a byline. The control characters pass the field's required check and were
-# removed after it; spaces are stripped before it; format characters (zero-width space, joiners,
-# direction marks, byte order mark) are kept by both.
-INVISIBLE_NAMES = {
-    "control characters": "\x01\x02",
-    "separators": "\x1f\x1e",
-    "spaces": " \t ",
-    "no-break and em spaces": "\u00a0\u2003",
-    "zero-width characters": "\u200b\u200c\u200d\ufeff",
-    "direction marks": "\u200e\u202e\u2066",
-    "a combining accent alone": "\u0301",
-}
-
-
-@pytest.mark.parametrize("name", INVISIBLE_NAMES.values(), ids=INVISIBLE_NAMES.keys())
+@pytest.mark.parametrize("name", INVISIBLE_TEXTS.values(), ids=INVISIBLE_TEXTS.keys())
 @pytest.mark.parametrize("action", [None, "submit"])
 def test_a_name_that_shows_nothing_is_refused(client, demo, editor, name, action):
     client.force_login(editor)
@@ -230,7 +217,7 @@ def test_a_name_that_shows_nothing_is_refused(client, demo, editor, name, action
     assert not Author.objects.filter(slug="invisible").exists()
 
 
-@pytest.mark.parametrize("name", ["", *INVISIBLE_NAMES.values()], ids=["empty", *INVISIBLE_NAMES.keys()])
+@pytest.mark.parametrize("name", ["", *INVISIBLE_TEXTS.values()], ids=["empty", *INVISIBLE_TEXTS.keys()])
 def test_an_existing_authors_draft_cannot_blank_the_name(client, credited, editor, name):
     author, _article = credited
     client.force_login(editor)

@@ -12,7 +12,7 @@ from blog.blocks import CodeSourceBlock, CodeSourceComparison
 from blog.models import ArticlePage
 from home.page_forms import INVISIBLE_TITLE
 
-from .admin_forms import article_form_data
+from .admin_forms import INVISIBLE_TEXTS, article_form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -54,16 +54,7 @@ def test_line_breaks_typed_into_the_title_become_spaces(admin_client, demo, titl
     assert ArticlePage.objects.get(slug="two-lines").title == "Line one line two"
 
 
-# Each shows nothing as a headline, card link or browser tab (home.text_cleaning.has_visible_character).
-INVISIBLE_TITLES = {
-    "zero-width characters": "\u200b\u200c\u200d\ufeff",
-    "direction marks": "\u200e\u202e\u2066",
-    "no-break and ideographic spaces": "\u00a0\u3000",
-    "a combining accent alone": "\u0301",
-}
-
-
-@pytest.mark.parametrize("title", INVISIBLE_TITLES.values(), ids=INVISIBLE_TITLES.keys())
+@pytest.mark.parametrize("title", INVISIBLE_TEXTS.values(), ids=INVISIBLE_TEXTS.keys())
 @pytest.mark.parametrize("action", [None, "publish"])
 def test_a_title_that_shows_nothing_is_refused(admin_client, demo, title, action):
     response = admin_client.post(add_url(demo.blog), article_form_data("invisible", title=title, action=action))
@@ -73,7 +64,7 @@ def test_a_title_that_shows_nothing_is_refused(admin_client, demo, title, action
     assert not ArticlePage.objects.filter(slug="invisible").exists()
 
 
-@pytest.mark.parametrize("title", INVISIBLE_TITLES.values(), ids=INVISIBLE_TITLES.keys())
+@pytest.mark.parametrize("title", INVISIBLE_TEXTS.values(), ids=INVISIBLE_TEXTS.keys())
 def test_a_topic_page_title_that_shows_nothing_is_refused_in_the_model(demo, title):
     """Every page type (``BasePage.clean``), also where no form runs: a revision saved by code."""
     topic = demo.topics["gpu-costs"]

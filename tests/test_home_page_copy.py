@@ -8,7 +8,7 @@ import pytest
 from blog.models import ArticlePage
 from home.page_forms import INVISIBLE_TITLE
 
-from .test_blog_editor_labels import INVISIBLE_TITLES
+from .admin_forms import INVISIBLE_TEXTS
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def test_the_copy_form_still_opens(admin_client, demo):
     assert admin_client.get(f"/admin/pages/{demo.articles[0].pk}/copy/").status_code == 200
 
 
-@pytest.mark.parametrize("title", INVISIBLE_TITLES.values(), ids=INVISIBLE_TITLES.keys())
+@pytest.mark.parametrize("title", INVISIBLE_TEXTS.values(), ids=INVISIBLE_TEXTS.keys())
 @pytest.mark.parametrize("kind", ["article", "topic", "blog index"])
 def test_a_copy_title_that_shows_nothing_is_a_form_error(admin_client, demo, title, kind):
     original = {"article": demo.articles[0], "topic": demo.topics["gpu-costs"], "blog index": demo.blog}[kind]

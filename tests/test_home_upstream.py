@@ -709,6 +709,7 @@ BULK_ACTION_URLS = [
     "/admin/bulk/wagtailcore/page/delete/",
     "/admin/bulk/blog/author/delete/",
     "/admin/bulk/home/siteimage/delete/",
+    "/admin/bulk/auth/user/delete/",
 ]
 NOT_AN_ID = [
     {"id": "abc"},
@@ -717,6 +718,10 @@ NOT_AN_ID = [
     {"id": ["1", "x"]},
     {"id": "all", "childOf": "abc"},
     {"id": "all", "childOf": "99999999"},
+    {"id": "99999999999999999999"},
+    {"id": "9223372036854775808"},
+    {"id": "-9223372036854775809"},
+    {"id": "all", "childOf": "99999999999999999999"},
 ]
 
 
@@ -734,7 +739,22 @@ def test_wagtail_bulk_actions_still_take_any_id(admin_client, demo, monkeypatch)
 
 
 @pytest.mark.parametrize("url", BULK_ACTION_URLS)
-@pytest.mark.parametrize("query", NOT_AN_ID, ids=["text", "nul", "decimal", "one-of-two", "parent-text", "no-parent"])
+@pytest.mark.parametrize(
+    "query",
+    NOT_AN_ID,
+    ids=[
+        "text",
+        "nul",
+        "decimal",
+        "one-of-two",
+        "parent-text",
+        "no-parent",
+        "huge",
+        "int64+1",
+        "-int64-1",
+        "huge-parent",
+    ],
+)
 def test_a_bulk_action_with_an_id_that_is_not_one_is_a_404(admin_client, demo, url, query):
     if "childOf" in query and "/page/" not in url:
         pytest.skip("only the page listing has a parent page")

@@ -186,7 +186,8 @@ WAGTAIL_GET_ACTIONABLE_OBJECTS = BulkAction.get_actionable_objects
 
 def checked_actionable_objects(self):
     """Wagtail's ``BulkAction.get_actionable_objects``, with a 404 for an ``id`` the model's primary
-    key cannot take (``abc``, a NUL, ``1.5``), for a ``childOf`` that is not an integer, and for a
+    key cannot take (``abc``, a NUL, ``1.5``, an integer outside the column's range, which SQLite
+    refused with ``OverflowError``), for a ``childOf`` that is not an integer, and for a
     ``childOf`` page that does not exist.
 
     Upstream (wagtail 8.0.1, ``wagtail/admin/views/bulk_action/base_bulk_action.py``): the ids of
@@ -201,7 +202,8 @@ def checked_actionable_objects(self):
     try:
         for object_id in object_ids:
             if object_id != "all":
-                primary_key.to_python(object_id)
+                # The field's validators hold the database's integer range for the column.
+                primary_key.run_validators(primary_key.to_python(object_id))
         if "all" in object_ids and self.request.GET.get("childOf") is not None:
             int(self.request.GET["childOf"])
         return WAGTAIL_GET_ACTIONABLE_OBJECTS(self)

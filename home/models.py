@@ -113,7 +113,7 @@ class BasePage(Page):
 
     def clean(self):
         """Wagtail's checks (a slug free among the siblings), then a title that shows something
-        (``home.text_cleaning.has_visible_character``): "\u200b" or "\u00a0" alone would be a
+        (``home.text_cleaning.has_visible_character``): "\\u200b" or "\\u3164" alone would be a
         blank headline, card link and browser tab. On the model rather than the form, so a
         revision made without the editor is refused where it is checked before publishing
         (``home.publish_checks``, the scheduler). Raises ``ValidationError`` on ``title``, code

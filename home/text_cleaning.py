@@ -37,11 +37,20 @@ def remove_invalid_characters(text: str) -> str:
     return XML_INVALID_CHARACTERS.sub("", text) if XML_INVALID_CHARACTERS.search(text) else text
 
 
+# Letters and symbols drawn as nothing, though their categories (Lo, So) say otherwise: the Hangul
+# fillers, which Unicode lists as Default_Ignorable_Code_Point (DerivedCoreProperties.txt), and the
+# blank Braille pattern; all four fillers and U+2800 are the usual "invisible name" characters.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def has_visible_character(text: str) -> bool:
     """Whether ``text`` shows anything: a character outside Unicode's control, format (zero-width
     space, joiners, direction marks), surrogate, private-use, unassigned, separator (spaces) and
-    combining-mark categories. "\\u200b\\u200d" and " \\u00a0" show nothing; "A", "7" and "é" do."""
-    return any(unicodedata.category(character)[0] not in "CZM" for character in text)
+    combining-mark categories, and not one of ``BLANK_LETTERS`` (Hangul fillers, the blank Braille
+    pattern). "\\u200b\\u200d", " \\u00a0" and "\\u3164" show nothing; "A", "7" and "é" do."""
+    return any(
+        unicodedata.category(character)[0] not in "CZM" and character not in BLANK_LETTERS for character in text
+    )
 
 
 def form_text(value: str) -> str:

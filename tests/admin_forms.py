@@ -58,4 +58,6 @@ INVISIBLE_TEXTS = {
     "zero-width characters": "\u200b\u200c\u200d\ufeff",
     "direction marks": "\u200e\u202e\u2066",
     "a combining accent alone": "\u0301",
+    "Hangul fillers": "\u3164\u115f\u1160\uffa0",
+    "the blank Braille pattern": "\u2800",
 }

@@ -10,6 +10,7 @@ import pytest
 
 from blog.blocks import CodeSourceBlock, CodeSourceComparison
 from blog.models import ArticlePage
+from home import text_cleaning
 from home.page_forms import INVISIBLE_TITLE
 
 from .admin_forms import INVISIBLE_TEXTS, article_form_data
@@ -62,6 +63,13 @@ def test_a_title_that_shows_nothing_is_refused(admin_client, demo, title, action
     # Spaces are stripped first (the field's own clean), then it is simply missing.
     assert response.context["form"].errors["title"] in ([INVISIBLE_TITLE], ["This field is required."])
     assert not ArticlePage.objects.filter(slug="invisible").exists()
+
+
+@pytest.mark.parametrize("text", ["A", "7", "é", "한국어", "\u3131", "\u2801", "🙂", "\u3164x", "\u200bA\u200d"])
+def test_text_with_one_visible_character_shows_something(text):
+    """Beside the blank letters (Hangul fillers, the blank Braille pattern): a Hangul letter and
+    a Braille pattern with a dot show."""
+    assert text_cleaning.has_visible_character(text)
 
 
 @pytest.mark.parametrize("title", INVISIBLE_TEXTS.values(), ids=INVISIBLE_TEXTS.keys())

@@ -40,9 +40,12 @@ def test_the_copy_form_still_opens(admin_client, demo):
 
 @pytest.mark.parametrize("title", INVISIBLE_TEXTS.values(), ids=INVISIBLE_TEXTS.keys())
 @pytest.mark.parametrize("kind", ["article", "topic", "blog index"])
-def test_a_copy_title_that_shows_nothing_is_a_form_error(admin_client, demo, title, kind):
+@pytest.mark.parametrize("publish_copies", [False, True], ids=["draft", "publish copies"])
+def test_a_copy_title_that_shows_nothing_is_a_form_error(admin_client, demo, title, kind, publish_copies):
     original = {"article": demo.articles[0], "topic": demo.topics["gpu-costs"], "blog index": demo.blog}[kind]
     data = copy_data(original, new_title=title, new_parent_page=original.get_parent().pk)
+    if publish_copies:
+        data["publish_copies"] = "on"  # the copy's save would validate the title and raise: a 500
     pages = Page.objects.count()
     response = admin_client.post(f"/admin/pages/{original.pk}/copy/", data)
     assert response.status_code == 200, (title, kind)

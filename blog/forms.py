@@ -120,13 +120,15 @@ class Problem:
 
 
 def article_problems(
-    *, summary: str, image, image_alt: str, image_decorative: bool, topics, search_description: str, body
+    *, summary: str, image, image_alt: str, image_decorative: bool, topics, authors=(), search_description: str, body
 ) -> list[Problem]:
     """The gate problems of an article's would-be content, in the editor's tab order.
 
-    ``image`` is an image instance or None, ``topics`` an iterable of topic pages, ``body`` a
-    StreamValue (or a list of blocks with ``block_type`` and ``value``). Returns ``[]`` when the
-    article may be published.
+    ``image`` is an image instance or None, ``topics`` an iterable of topic pages, ``authors`` of
+    authors (none chosen is the model's "This field cannot be blank."), ``body`` a StreamValue (or
+    a list of blocks with ``block_type`` and ``value``). Returns ``[]`` when the article may be
+    published. Chosen topics or authors that are all unpublished are a problem too: readers would
+    get a topic link to a 404 or a byline with no name (only live authors are credited).
     """
     from blog.models import SUMMARY_MAX_LENGTH
 
@@ -152,8 +154,21 @@ def article_problems(
                 "in the image library), or tick “decorative image” if it carries no information.",
             )
         )
-    if not list(topics or []):
+    topics = list(topics or [])
+    if not topics:
         problems.append(Problem("topics", "Choose at least one topic: the article is listed on its topics' pages."))
+    elif not any(topic.live for topic in topics):
+        problems.append(
+            Problem("topics", "Choose at least one published topic: an unpublished topic's page is not found.")
+        )
+    authors = list(authors or [])
+    if authors and not any(author.live for author in authors):
+        problems.append(
+            Problem(
+                "authors",
+                "Choose at least one published author: bylines leave out authors waiting for review.",
+            )
+        )
     problems.extend(heading_order_problems(body))
     if not (search_description or "").strip():
         problems.append(
@@ -174,6 +189,7 @@ def article_page_problems(page) -> list[Problem]:
         image_alt=page.image_alt,
         image_decorative=page.image_decorative,
         topics=page.topics.all(),
+        authors=page.authors.all(),
         search_description=page.search_description,
         body=page.body,
     )
@@ -230,6 +246,7 @@ class ArticlePageForm(ArticleLimitsForm):
             image_alt=cleaned_data.get("image_alt", ""),
             image_decorative=cleaned_data.get("image_decorative", False),
             topics=cleaned_data.get("topics", []),
+            authors=cleaned_data.get("authors", []),
             search_description=cleaned_data.get("search_description", ""),
             body=cleaned_data.get("body", []),
         )

@@ -11,6 +11,7 @@ from blog.forms import GATE_SUMMARY, article_page_problems
 from blog.models import ArticlePage
 
 from .admin_forms import GOOD_BODY, article_form_data
+from .factories import ArticlePageFactory, AuthorFactory, TopicPageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +52,68 @@ def test_publishing_an_incomplete_article_is_refused_with_what_to_fix(client, de
     # The admin's error banner lists each problem with its field's label.
     assert advice in response.content.decode()
     assert not ArticlePage.objects.filter(slug="incomplete").exists()
+
+
+def unpublished_topic(demo):
+    topic = TopicPageFactory(parent=demo.blog, title="Waiting topic", slug="waiting-topic")
+    topic.unpublish()
+    return topic
+
+
+def unpublished_author():
+    author = AuthorFactory(name="Waiting Author", slug="waiting-author")
+    author.unpublish()
+    return author
+
+
+@pytest.mark.parametrize("action", ["publish", "submit"])
+@pytest.mark.parametrize(
+    ("field", "advice"),
+    [
+        ("topics", "Choose at least one published topic"),
+        ("authors", "Choose at least one published author"),
+    ],
+)
+def test_only_unpublished_topics_or_authors_are_refused(client, demo, moderator, action, field, advice):
+    """A topic link would be a 404 and the byline would have no name (only live authors show)."""
+    client.force_login(moderator)
+    waiting = unpublished_topic(demo) if field == "topics" else unpublished_author()
+    response = client.post(add_url(demo.blog), article_form_data("waiting", action=action, **{field: [waiting.pk]}))
+    assert response.status_code == 200
+    assert advice in errors_of(response)[field]
+    assert not ArticlePage.objects.filter(slug="waiting").exists()
+
+
+@pytest.mark.parametrize("field", ["topics", "authors"])
+def test_one_published_topic_or_author_beside_unpublished_ones_is_enough(client, demo, moderator, field):
+    client.force_login(moderator)
+    waiting = unpublished_topic(demo) if field == "topics" else unpublished_author()
+    published = demo.topics["gpu-costs"] if field == "topics" else demo.articles[0].authors.first()
+    data = article_form_data("mixed", action="publish", **{field: [waiting.pk, published.pk]})
+    assert client.post(add_url(demo.blog), data).status_code == 302
+    assert ArticlePage.objects.get(slug="mixed").live
+
+
+def test_a_live_article_whose_topic_and_author_were_unpublished_shows_no_dead_link_or_empty_byline(client, demo):
+    topic, author = unpublished_topic(demo), unpublished_author()
+    topic.save_revision().publish()
+    author.save_revision().publish()
+    article = ArticlePageFactory(parent=demo.blog, topics=[topic], authors=[author], publishable=True)
+    article.save_revision().publish()
+    html = client.get(article.url).content.decode()
+    assert "/blog/waiting-topic/" in html and "By <a" in html
+    ArticlePage.objects.get(pk=article.pk).topics.get().unpublish()
+    type(author).objects.get(pk=author.pk).unpublish()
+    html = client.get(article.url).content.decode()
+    assert "/blog/waiting-topic/" not in html
+    byline = html[html.index('class="article__byline"') : html.index("</p>", html.index('class="article__byline"'))]
+    assert "By" not in byline and "Waiting Author" not in byline
+    assert byline.split(">", 1)[1].strip().startswith("Published")
+    # Its card in the listing has no byline with no name.
+    listing = client.get("/blog/").content.decode()
+    title_at = listing.index(article.title)
+    card = listing[listing.rindex("<article", 0, title_at) : listing.index("</article>", title_at)]
+    assert "card__byline" not in card and "Waiting Author" not in card
 
 
 def test_an_over_long_summary_is_refused_even_for_drafts(client, demo, editor):

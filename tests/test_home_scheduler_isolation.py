@@ -91,11 +91,27 @@ def only_author_deleted_meanwhile(demo):
     return revision
 
 
+def only_topic_unpublished_meanwhile(demo):
+    topic = TopicPageFactory(parent=demo.blog, title="Soon unpublished topic")
+    revision = schedule(new_article(demo.blog, live=False, topics=[topic]), FAILING_GO_LIVE)
+    TopicPage.objects.get(pk=topic.pk).unpublish()
+    return revision
+
+
+def only_author_unpublished_meanwhile(demo):
+    author = AuthorFactory(name="Soon Unpublished Author")
+    revision = schedule(new_article(demo.blog, live=False, authors=[author]), FAILING_GO_LIVE)
+    Author.objects.get(pk=author.pk).unpublish()
+    return revision
+
+
 # What each kind of failure's report says, in the editor's words (where ours, not Django's).
 REASONS = {
     "parent unpublished meanwhile": "is not published",
     "only topic deleted meanwhile": "Choose at least one topic",
     "only author deleted meanwhile": "Authors: This field cannot be blank.",
+    "only topic unpublished meanwhile": "Choose at least one published topic",
+    "only author unpublished meanwhile": "Choose at least one published author",
     "zero-width title": "Enter a title readers can see",
     "title of spaces": "Enter a title readers can see",
 }
@@ -105,6 +121,8 @@ FAILURES = {
     "parent unpublished meanwhile": parent_unpublished_meanwhile,
     "only topic deleted meanwhile": only_topic_deleted_meanwhile,
     "only author deleted meanwhile": only_author_deleted_meanwhile,
+    "only topic unpublished meanwhile": only_topic_unpublished_meanwhile,
+    "only author unpublished meanwhile": only_author_unpublished_meanwhile,
     "blank title": edited("title", ""),
     "zero-width title": edited("title", "\u200b\u200d"),
     "title of spaces": edited("title", "\u00a0 \u3000"),

@@ -10,7 +10,7 @@ from django.core.management import call_command
 import pytest
 import time_machine
 
-from blog.models import ArticlePage, Author, BlogIndexPage, TopicPage
+from blog.models import ArticlePage, BlogIndexPage
 from home.operations.models import ScheduledPublishFailure
 
 from .factories import ArticlePageFactory, AuthorFactory, TopicPageFactory
@@ -77,32 +77,20 @@ def edited(field, value):
     return make
 
 
-def only_topic_deleted_meanwhile(demo):
-    topic = TopicPageFactory(parent=demo.blog, title="Short-lived topic")
-    revision = schedule(new_article(demo.blog, live=False, topics=[topic]), FAILING_GO_LIVE)
-    TopicPage.objects.get(pk=topic.pk).delete()
-    return revision
+def only_one_gone_meanwhile(relation: str, how: str):
+    """A kind of failure: the article's only topic (``relation`` "topics") or author ("authors")
+    deleted (``how`` "delete") or unpublished ("unpublish") after its go-live was approved."""
 
+    def make(demo):
+        if relation == "topics":
+            related = TopicPageFactory(parent=demo.blog, title="Short-lived topic")
+        else:
+            related = AuthorFactory(name="Short-lived Author")
+        revision = schedule(new_article(demo.blog, live=False, **{relation: [related]}), FAILING_GO_LIVE)
+        getattr(type(related).objects.get(pk=related.pk), how)()
+        return revision
 
-def only_author_deleted_meanwhile(demo):
-    author = AuthorFactory(name="Departed Author")
-    revision = schedule(new_article(demo.blog, live=False, authors=[author]), FAILING_GO_LIVE)
-    Author.objects.get(pk=author.pk).delete()
-    return revision
-
-
-def only_topic_unpublished_meanwhile(demo):
-    topic = TopicPageFactory(parent=demo.blog, title="Soon unpublished topic")
-    revision = schedule(new_article(demo.blog, live=False, topics=[topic]), FAILING_GO_LIVE)
-    TopicPage.objects.get(pk=topic.pk).unpublish()
-    return revision
-
-
-def only_author_unpublished_meanwhile(demo):
-    author = AuthorFactory(name="Soon Unpublished Author")
-    revision = schedule(new_article(demo.blog, live=False, authors=[author]), FAILING_GO_LIVE)
-    Author.objects.get(pk=author.pk).unpublish()
-    return revision
+    return make
 
 
 # What each kind of failure's report says, in the editor's words (where ours, not Django's).
@@ -119,10 +107,10 @@ REASONS = {
 FAILURES = {
     "slug taken meanwhile": slug_taken_meanwhile,
     "parent unpublished meanwhile": parent_unpublished_meanwhile,
-    "only topic deleted meanwhile": only_topic_deleted_meanwhile,
-    "only author deleted meanwhile": only_author_deleted_meanwhile,
-    "only topic unpublished meanwhile": only_topic_unpublished_meanwhile,
-    "only author unpublished meanwhile": only_author_unpublished_meanwhile,
+    "only topic deleted meanwhile": only_one_gone_meanwhile("topics", "delete"),
+    "only author deleted meanwhile": only_one_gone_meanwhile("authors", "delete"),
+    "only topic unpublished meanwhile": only_one_gone_meanwhile("topics", "unpublish"),
+    "only author unpublished meanwhile": only_one_gone_meanwhile("authors", "unpublish"),
     "blank title": edited("title", ""),
     "zero-width title": edited("title", "\u200b\u200d"),
     "title of spaces": edited("title", "\u00a0 \u3000"),

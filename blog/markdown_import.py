@@ -1092,6 +1092,8 @@ def import_sources(
     """
     batch_slugs = _batch_slugs(sources)
     reports, seen_slugs, relink = [], {}, []
+    # What a dry run would have stored by now, as in the real run (``_library_image``).
+    dry_run_images = set()
     for source in _link_order(sources, batch_slugs):
         report = FileReport(name=source.name)
         reports.append(report)
@@ -1101,7 +1103,9 @@ def import_sources(
             continue
         try:
             with transaction.atomic():
-                if _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs):
+                if _import_one(
+                    source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs, dry_run_images
+                ):
                     relink.append((source, report))
                 if dry_run:
                     raise _DryRunRollback
@@ -1119,7 +1123,7 @@ def import_sources(
         if report.action in {"created", "updated"}:
             with transaction.atomic():
                 second = FileReport(name=source.name)
-                _import_one(source, second, parent, topic, user, True, dry_run, batch_slugs, {})
+                _import_one(source, second, parent, topic, user, True, dry_run, batch_slugs, {}, dry_run_images)
             report.notes = [note for note in report.notes if "kept as a plain link" not in note]
             report.notes.append("links to files imported after this one were set in a second draft revision")
     order = {source.name: index for index, source in enumerate(sources)}
@@ -1179,11 +1183,14 @@ def _link_order(sources, batch_slugs) -> list[MarkdownSource]:
     return ordered
 
 
-def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run=False) -> "ParsedArticle":
+def read_article(
+    source: MarkdownSource, *, batch_slugs=None, user=None, dry_run=False, dry_run_images=None
+) -> "ParsedArticle":
     """Read ``source`` into page fields and a body of raw blocks (no page is written; images
-    enter the library unless ``dry_run``). Links to ``.md`` files become page links to the
-    article with that file's slug (``batch_slugs``: source name -> slug of the files imported
-    together), or else the file name's slug. Raises MarkdownImportError."""
+    enter the library unless ``dry_run``, which adds the SHA-1 of each image it would store to
+    ``dry_run_images``, a set shared by the files of one import). Links to ``.md`` files become
+    page links to the article with that file's slug (``batch_slugs``: source name -> slug of the
+    files imported together), or else the file name's slug. Raises MarkdownImportError."""
     batch_slugs = batch_slugs or {}
     waiting_for_batch = []
 
@@ -1199,7 +1206,7 @@ def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run
         return page
 
     def image_for(*args):
-        return _library_image(*args, user=user, dry_run=dry_run)
+        return _library_image(*args, user=user, dry_run=dry_run, dry_run_images=dry_run_images)
 
     # A post of a WordPress or Ghost export brings its own reader (blog.platform_import).
     reader_class = getattr(source, "reader_class", ArticleReader)
@@ -1210,9 +1217,9 @@ def read_article(source: MarkdownSource, *, batch_slugs=None, user=None, dry_run
     return parsed
 
 
-def _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs) -> bool:
+def _import_one(source, report, parent, topic, user, update, dry_run, batch_slugs, seen_slugs, dry_run_images) -> bool:
     """Import one file into ``report``; True if some of its links wait for files imported later."""
-    parsed = read_article(source, batch_slugs=batch_slugs, user=user, dry_run=dry_run)
+    parsed = read_article(source, batch_slugs=batch_slugs, user=user, dry_run=dry_run, dry_run_images=dry_run_images)
     report.slug = parsed.slug
     report.notes.extend(parsed.notes)
     if parsed.slug in seen_slugs:
@@ -1350,12 +1357,16 @@ def _block_text(value) -> str:
     return str(value)
 
 
-def _library_image(source: MarkdownSource, reference: str, alt: str, note, *, user=None, dry_run=False):
+def _library_image(
+    source: MarkdownSource, reference: str, alt: str, note, *, user=None, dry_run=False, dry_run_images=None
+):
     """The library image for ``reference`` (a path beside ``source``): an image with the same
     file (SHA-1, Wagtail's ``file_hash``) is reused, otherwise the file enters the library
     through Wagtail's image form (its format, size and pixel checks) with ``alt`` as its
     description. None, with a note, if the file is missing, remote or refused; DRY_RUN_IMAGE for
-    a new image in a dry run (its checks ran; nothing is stored)."""
+    a new image in a dry run (its checks ran; nothing is stored), and for a file that the dry
+    run would already have stored (its SHA-1 in ``dry_run_images``, which it adds to), which the
+    real run reuses: a featured image with no alt text that the body showed with one."""
     shown = shown_name(reference)
     if "://" in reference or reference.startswith("data:"):
         note(f"image {shown} is not in the import (no network): kept as text")
@@ -1382,6 +1393,8 @@ def _library_image(source: MarkdownSource, reference: str, alt: str, note, *, us
         unhashed.get_file_hash()
     if existing := image_model.objects.filter(file_hash=digest).first():
         return existing
+    if dry_run and dry_run_images is not None and digest in dry_run_images:
+        return DRY_RUN_IMAGE
     form_class = get_image_form(image_model)
     name = PurePosixPath(reference).name
     alt = remove_invalid_characters(alt)  # as the body's alt text is stored (checked_text)
@@ -1396,6 +1409,8 @@ def _library_image(source: MarkdownSource, reference: str, alt: str, note, *, us
         note(f"image {shown} was refused: {messages}")
         return None
     if dry_run:
+        if dry_run_images is not None:
+            dry_run_images.add(digest)
         return DRY_RUN_IMAGE
     image = form.save()
     image.get_file_hash()  # stored, so the next import of the same file finds this image

@@ -328,6 +328,25 @@ def test_a_post_that_cannot_be_imported_fails_alone(demo, tmp_path, case):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("media", [None, WORDPRESS.parent / "wp-content" / "uploads"], ids=["beside", "--media"])
+def test_a_dry_run_reports_the_images_the_import_makes(demo, media):
+    """The featured image has no alt text in WXR; the body shows the same file with one, so the
+    import stores it once and reuses it. The dry run, which stores nothing, said it was refused."""
+    args = [WORDPRESS] if media is None else [WORDPRESS, "--media", media]
+    images = SiteImage.objects.count()
+    dry = run(*args, "--dry-run")
+    assert SiteImage.objects.count() == images
+    real = run(*args)
+    refused_images = [
+        line for line in dry.splitlines() + real.splitlines() if "- image " in line and "refused" in line
+    ]
+    assert refused_images == []
+    notes = [[line for line in output.splitlines() if line.startswith("    - ")] for output in (dry, real)]
+    assert notes[0] == notes[1]
+    assert ArticlePage.objects.get(slug="finding-the-ridge-point").image is not None
+
+
+@pytest.mark.django_db
 def test_values_over_the_editors_limits_are_shortened_at_a_word_with_a_note(demo, tmp_path):
     export = tmp_path / "export.json"
     words = " ".join(["throughput"] * 40)  # 439 characters

@@ -203,10 +203,12 @@ class ArticleRssFeed(Feed):
         return article.updated_at
 
     def item_author_name(self, article):
-        return ", ".join(author.name for author in article.authors.all()) or None
+        """Live authors only, as bylines credit them (``blog.models.live_authors``); None if none is."""
+        return ", ".join(author.name for author in article.authors.all() if author.live) or None
 
     def item_categories(self, article):
-        return [topic.title for topic in article.topics.all()]
+        """Live topics only: an unpublished topic has no page."""
+        return [topic.title for topic in article.topics.all() if topic.live]
 
     def item_enclosures(self, article):
         """The social image rendition (``SOCIAL_IMAGE_SPEC``) as an absolute URL with its size in bytes."""

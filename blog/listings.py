@@ -124,7 +124,7 @@ def prefetch_cards(articles, author_photos: bool = False, renditions_for=None):
     ``renditions_for``: the articles whose image renditions to fetch (default: all of them); cards
     are rendered by ``blog.fragments.render_cards``, which prefetches again only for the cards
     whose cached fragment is missing."""
-    from .models import ArticlePage, live_authors
+    from .models import ArticlePage, TopicPage, live_authors
 
     articles = list(articles)
     cards = [article for article in articles if isinstance(article, ArticlePage)]
@@ -132,7 +132,10 @@ def prefetch_cards(articles, author_photos: bool = False, renditions_for=None):
     prefetch_related_objects([card for card in cards if not ArticlePage.image.is_cached(card)], "image")
     # Only live authors: a new author waiting for review is not credited yet.
     authors = live_authors().select_related("photo") if author_photos else live_authors()
-    prefetch_related_objects(cards, "topics", Prefetch("authors", queryset=authors))
+    # Only live topics: an unpublished topic has no page to be listed on.
+    prefetch_related_objects(
+        cards, Prefetch("topics", queryset=TopicPage.objects.live()), Prefetch("authors", queryset=authors)
+    )
     with_renditions = cards if renditions_for is None else [card for card in cards if card in renditions_for]
     images = [card.image for card in with_renditions if card.image is not None]
     if author_photos:
@@ -172,7 +175,7 @@ def card_rows(queryset) -> QuerySet:
 
 def add_card_relations(rows) -> list[dict]:
     """Give each card row (a ``card_rows`` dict, or any dict with "pk") ``"topics"``: ``[(pk,
-    title, tree path)]`` and ``"authors"``: ``[(pk, name)]`` of its live authors (what
+    title, tree path)]`` of its live topics and ``"authors"``: ``[(pk, name)]`` of its live authors (what
     ``prefetch_cards`` fetches; in no particular order, ``blog.fragments.card_key`` sorts them).
     Each article's relations are remembered for the cache generation (``home.caching.memo``,
     group "card-relations"; saving a page or an author starts a new one); those not remembered
@@ -207,7 +210,7 @@ def _card_relations(pks) -> dict:
     from .models import ArticlePage
 
     relations = {pk: ([], []) for pk in pks}
-    topics = ArticlePage.topics.through.objects.filter(articlepage_id__in=pks).values_list(
+    topics = ArticlePage.topics.through.objects.filter(articlepage_id__in=pks, topicpage__live=True).values_list(
         "articlepage_id", Value(0, IntegerField()), "topicpage_id", "topicpage__title", "topicpage__path"
     )
     # Only live authors, as in prefetch_cards: a new author waiting for review is not credited yet.

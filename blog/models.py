@@ -43,7 +43,7 @@ from home.publish_checks import described, model_problems
 
 from .api import AuthorsField, TopicsField
 from .blocks import ArticleBodyBlock, unique_anchors
-from .forms import ArticlePageForm, AuthorForm, article_page_problems, validate_visible_name
+from .forms import TITLE_MAX_LENGTH, ArticlePageForm, AuthorForm, article_page_problems, validate_visible_name
 from .fragments import PAGE_CODE_VERSION, article_card_row, article_state
 from .listings import (
     CARD_FIELDS,
@@ -542,6 +542,8 @@ def _backends_store_filter_fields() -> bool:
 class ArticlePage(BasePage):
     """An article at ``/blog/<slug>/``: summary, card image, topics, authors and a StreamField body."""
 
+    title_max_length = TITLE_MAX_LENGTH  # the article editor's limit (blog.forms.FIELD_LIMITS)
+
     summary = models.TextField(
         max_length=SUMMARY_MAX_LENGTH,
         validators=[MaxLengthValidator(SUMMARY_MAX_LENGTH)],
@@ -830,7 +832,7 @@ class ArticlePage(BasePage):
                 "name": chrome.brand_name or site_name(request),
                 "url": absolute_url(request, "/"),
             },
-            "articleSection": [topic.title for topic in self.topics.all()],
+            "articleSection": [topic.title for topic in self.topics.all() if topic.live],
             "wordCount": self.word_count,
             "inLanguage": settings.LANGUAGE_CODE,
         }

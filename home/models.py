@@ -108,6 +108,10 @@ class BasePage(Page):
     class Meta:
         abstract = True
 
+    # The longest title (characters) this page type's editor accepts; Wagtail's field holds 255.
+    # The copy form holds a copy's new title to it (``home.page_forms.SiteCopyForm``).
+    title_max_length: int = 255
+
     # Fields that stand in for the meta description when editors leave it blank, first non-empty wins.
     meta_description_fallbacks: tuple[str, ...] = ("summary",)
 

@@ -22,6 +22,8 @@ import datetime
 import re
 
 from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.utils import timezone
 
 from wagtail.admin.forms import WagtailAdminModelForm, WagtailAdminPageForm
@@ -141,14 +143,29 @@ class SiteModelForm(CleanTextFormMixin, WagtailAdminModelForm):
 
 class SiteCopyForm(CopyForm):
     """Wagtail's copy form (``BasePage.copy_form_class``), refusing a new slug that the new parent
-    page keeps for its own addresses (``home.slugs.reserved_slug_problem``) and a new title that
-    shows nothing (``INVISIBLE_TITLE``), as the page editor does."""
+    page keeps for its own addresses (``home.slugs.reserved_slug_problem``), a new title that
+    shows nothing (``INVISIBLE_TITLE``), and a title or slug longer than the page type's editor
+    form allows (an article's title: 100 characters), as the page editor does. Wagtail's copy
+    form has no length limits: a 300-character title was a 500 (the copy's save refused it) and
+    a 150-character one made a copy the editor then refused to save."""
 
     def clean(self):
         cleaned_data = super().clean()
         title = cleaned_data.get("new_title")
         if title and not has_visible_character(title):
             self.add_error("new_title", INVISIBLE_TITLE)
+        limits = {
+            "new_title": getattr(self.page.specific_class, "title_max_length", None)
+            or Page._meta.get_field("title").max_length,
+            "new_slug": Page._meta.get_field("slug").max_length,
+        }
+        for name, limit in limits.items():
+            value = cleaned_data.get(name)
+            if value and name not in self.errors:
+                try:
+                    MaxLengthValidator(limit)(value)
+                except ValidationError as error:
+                    self.add_error(name, error)
         slug = cleaned_data.get("new_slug")
         parent = cleaned_data.get("new_parent_page") or self.page.get_parent()
         problem = reserved_slug_problem(slug, parent) if slug else None

@@ -109,6 +109,13 @@ def test_a_live_article_whose_topic_and_author_were_unpublished_shows_no_dead_li
     byline = html[html.index('class="article__byline"') : html.index("</p>", html.index('class="article__byline"'))]
     assert "By" not in byline and "Waiting Author" not in byline
     assert byline.split(">", 1)[1].strip().startswith("Published")
+    # Nor the feeds (author and category) or the JSON-LD (articleSection).
+    feed = client.get("/blog/feed/rss/").content.decode()
+    entry = feed[
+        feed.rindex("<item>", 0, feed.index(article.title)) : feed.index("</item>", feed.index(article.title))
+    ]
+    assert "Waiting Author" not in entry and "Waiting topic" not in entry
+    assert "Waiting topic" not in html[html.index("application/ld+json") :]
     # Its card in the listing has no byline with no name.
     listing = client.get("/blog/").content.decode()
     title_at = listing.index(article.title)

@@ -51,3 +51,34 @@ def test_a_copy_title_that_shows_nothing_is_a_form_error(admin_client, demo, tit
     assert response.status_code == 200, (title, kind)
     assert response.context["form"].errors["new_title"] in ([INVISIBLE_TITLE], ["This field is required."])
     assert Page.objects.count() == pages
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "value", "limit"),
+    [
+        ("article", "new_title", "A" * 101, 100),  # the article editor's limit (blog.forms)
+        ("article", "new_title", "A" * 300, 100),
+        ("topic", "new_title", "T" * 256, 255),  # Wagtail's page title
+        ("topic", "new_title", "T" * 1000, 255),
+        ("article", "new_slug", "a" * 256, 255),
+        ("blog index", "new_slug", "b" * 300, 255),
+    ],
+)
+def test_a_copy_title_or_slug_over_the_editors_limit_is_a_form_error(admin_client, demo, kind, field, value, limit):
+    """Was a 500 past 255 characters (the copy's save refused it), and below that a copy made
+    with a value the editor then refused to save."""
+    original = {"article": demo.articles[0], "topic": demo.topics["gpu-costs"], "blog index": demo.blog}[kind]
+    data = copy_data(original, new_parent_page=original.get_parent().pk) | {field: value}
+    pages = Page.objects.count()
+    response = admin_client.post(f"/admin/pages/{original.pk}/copy/", data)
+    assert response.status_code == 200
+    [error] = response.context["form"].errors[field]
+    assert f"at most {limit} characters (it has {len(value)})" in error
+    assert Page.objects.count() == pages
+
+
+def test_a_copy_title_at_the_editors_limit_is_copied(admin_client, demo):
+    article = demo.articles[0]
+    data = copy_data(article, new_parent_page=demo.blog.pk, new_title="A" * 100, new_slug="s" * 255)
+    assert admin_client.post(f"/admin/pages/{article.pk}/copy/", data).status_code == 302
+    assert Page.objects.get(slug="s" * 255).title == "A" * 100

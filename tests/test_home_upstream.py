@@ -703,6 +703,16 @@ def test_our_redis_cache_gives_each_failed_get_many_a_dict_of_its_own():
     assert first.get_many(["a"]) == {}
 
 
+def test_wagtail_copy_form_still_takes_a_title_or_slug_of_any_length(demo, admin_user):
+    """docs/upstream.md, "Wagtail: the copy form has no length limits": Wagtail's own copy form
+    still accepts a title and a slug longer than the page's fields; once it refuses them, the
+    limits part of ``home.page_forms.SiteCopyForm.clean`` can keep only our own (100 for titles)."""
+    from wagtail.admin.forms.pages import CopyForm
+
+    data = {"new_title": "A" * 300, "new_slug": "a" * 300, "new_parent_page": demo.blog.pk}
+    assert CopyForm(data, page=demo.topics["gpu-costs"], user=admin_user).is_valid()
+
+
 BULK_ACTION_URLS = [
     "/admin/bulk/wagtailcore/page/publish/",
     "/admin/bulk/wagtailcore/page/unpublish/",
@@ -723,6 +733,24 @@ NOT_AN_ID = [
     {"id": "-9223372036854775809"},
     {"id": "all", "childOf": "99999999999999999999"},
 ]
+# Images and documents: ``childOf`` is a collection's id.
+COLLECTION_BULK_ACTION_URLS = [
+    "/admin/bulk/home/siteimage/delete/",
+    "/admin/bulk/home/siteimage/add_to_collection/",
+    "/admin/bulk/home/siteimage/add_tags/",
+    "/admin/bulk/wagtaildocs/document/delete/",
+    "/admin/bulk/wagtaildocs/document/add_tags/",
+    "/admin/bulk/wagtaildocs/document/add_to_collection/",
+]
+
+
+@pytest.mark.parametrize("url", COLLECTION_BULK_ACTION_URLS)
+@pytest.mark.parametrize("child_of", ["99999999999999999999", "9223372036854775808", "-9223372036854775809", "x"])
+def test_an_image_or_document_bulk_action_with_a_collection_that_is_not_one_is_a_404(
+    admin_client, demo, url, child_of
+):
+    """Was a 500 on SQLite past 64 bits (``OverflowError``)."""
+    assert admin_client.get(url, {"id": "all", "childOf": child_of}).status_code == 404
 
 
 def test_wagtail_bulk_actions_still_take_any_id(admin_client, demo, monkeypatch):

@@ -47,7 +47,7 @@ import re
 from urllib.parse import urlparse
 
 from django.core.exceptions import BadRequest, ObjectDoesNotExist, ValidationError
-from django.db import router
+from django.db import models, router
 from django.http import Http404, HttpResponseBadRequest, HttpResponsePermanentRedirect, HttpResponseRedirect
 
 from wagtail.admin.views import tags
@@ -205,7 +205,8 @@ def checked_actionable_objects(self):
                 # The field's validators hold the database's integer range for the column.
                 primary_key.run_validators(primary_key.to_python(object_id))
         if "all" in object_ids and self.request.GET.get("childOf") is not None:
-            int(self.request.GET["childOf"])
+            # A page's id, or a collection's for images and documents: a 64-bit integer either way.
+            models.BigIntegerField().run_validators(int(self.request.GET["childOf"]))
         return WAGTAIL_GET_ACTIONABLE_OBJECTS(self)
     except (ValidationError, ValueError, ObjectDoesNotExist) as error:
         raise Http404("No such objects.") from error

@@ -150,13 +150,14 @@ class RichTextWriter:
         return inner
 
 
-def _front_matter(page, image_path) -> str:
+def _front_matter(page, image_path, live_relations_only=False) -> str:
+    topics, authors = page.topics.all(), page.authors.all()
     fields = {
         "title": page.title,
         "slug": page.slug,
         "summary": page.summary,
-        "topics": [topic.slug for topic in page.topics.all()],
-        "authors": [author.slug for author in page.authors.all()],
+        "topics": [topic.slug for topic in topics if topic.live or not live_relations_only],
+        "authors": [author.slug for author in authors if author.live or not live_relations_only],
     }
     if page.date_published:
         fields["date"] = timezone.localtime(page.date_published).isoformat()
@@ -307,15 +308,19 @@ def _table(value) -> list[str]:
     return out
 
 
-def article_markdown(page, *, image_path=image_file_path, page_link=page_link_target) -> str:
+def article_markdown(
+    page, *, image_path=image_file_path, page_link=page_link_target, live_relations_only=False
+) -> str:
     """``page`` (an ArticlePage, e.g. its latest revision) as Markdown: YAML front matter (title,
     slug, summary, topic and author slugs, date, card image, SEO fields) and the body.
 
     ``image_path(image) -> str`` is how images are referenced (``images/...`` in a zip, a file
     URL in the API); ``page_link(page_id) -> str | None`` how page links are written.
+    ``live_relations_only``: leave out unpublished topics and authors, as readers' pages do (the
+    public API); an editor's export keeps every one, so that it imports back as it was.
     """
     body = body_markdown(page.body, image_path=image_path, page_link=page_link)
-    return f"---\n{_front_matter(page, image_path)}---\n\n{body}"
+    return f"---\n{_front_matter(page, image_path, live_relations_only)}---\n\n{body}"
 
 
 def _images_of(page) -> list:

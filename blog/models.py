@@ -708,10 +708,11 @@ class ArticlePage(BasePage):
     @property
     def markdown(self) -> str:
         """The article as Markdown with YAML front matter (``blog.markdown_export``), images as
-        their file URLs; the admin's "Download as Markdown" gives a zip with the images."""
+        their file URLs and only published topics and authors, as readers see them (the public
+        API's ``markdown`` field); the admin's "Download as Markdown" gives a zip with the images."""
         from blog.markdown_export import article_markdown
 
-        return article_markdown(self, image_path=lambda image: image.file.url)
+        return article_markdown(self, image_path=lambda image: image.file.url, live_relations_only=True)
 
     def topic_names(self) -> str:
         """The names of the article's topics, space-separated (indexed for search)."""

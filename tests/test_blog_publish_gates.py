@@ -109,6 +109,11 @@ def test_a_live_article_whose_topic_and_author_were_unpublished_shows_no_dead_li
     byline = html[html.index('class="article__byline"') : html.index("</p>", html.index('class="article__byline"'))]
     assert "By" not in byline and "Waiting Author" not in byline
     assert byline.split(">", 1)[1].strip().startswith("Published")
+    # Nor the API, its Markdown's front matter included.
+    api = client.get(f"/api/v2/pages/{article.pk}/", {"fields": "topics,authors,markdown"}).json()
+    assert api["topics"] == [] and api["authors"] == []
+    front_matter = api["markdown"].split("---")[1]
+    assert "waiting-topic" not in front_matter and "waiting-author" not in front_matter
     # Nor the feeds (author and category) or the JSON-LD (articleSection).
     feed = client.get("/blog/feed/rss/").content.decode()
     entry = feed[

@@ -108,9 +108,9 @@ class BasePage(Page):
     class Meta:
         abstract = True
 
-    # The longest title (characters) this page type's editor accepts; Wagtail's field holds 255.
-    # The copy form holds a copy's new title to it (``home.page_forms.SiteCopyForm``).
-    title_max_length: int = 255
+    # The longest title (characters) this page type's editor accepts: Wagtail's field's unless a
+    # page type's form sets less. The copy form holds a copy's new title to it (``SiteCopyForm``).
+    title_max_length: int = Page._meta.get_field("title").max_length
 
     # Fields that stand in for the meta description when editors leave it blank, first non-empty wins.
     meta_description_fallbacks: tuple[str, ...] = ("summary",)

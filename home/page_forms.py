@@ -144,10 +144,11 @@ class SiteModelForm(CleanTextFormMixin, WagtailAdminModelForm):
 class SiteCopyForm(CopyForm):
     """Wagtail's copy form (``BasePage.copy_form_class``), refusing a new slug that the new parent
     page keeps for its own addresses (``home.slugs.reserved_slug_problem``), a new title that
-    shows nothing (``INVISIBLE_TITLE``), and a title or slug longer than the page type's editor
-    form allows (an article's title: 100 characters), as the page editor does. Wagtail's copy
-    form has no length limits: a 300-character title was a 500 (the copy's save refused it) and
-    a 150-character one made a copy the editor then refused to save."""
+    shows nothing (``INVISIBLE_TITLE``), a title longer than the page type's
+    ``title_max_length`` (an article's: 100 characters) and a slug longer than ``Page.slug``, as
+    the page editor does. Wagtail's copy form has no length limits (docs/upstream.md, "Wagtail:
+    the copy form has no length limits"): a 300-character title was a 500 (the copy's save
+    refused it) and a 150-character one made a copy the editor then refused to save."""
 
     def clean(self):
         cleaned_data = super().clean()
@@ -155,8 +156,9 @@ class SiteCopyForm(CopyForm):
         if title and not has_visible_character(title):
             self.add_error("new_title", INVISIBLE_TITLE)
         limits = {
-            "new_title": getattr(self.page.specific_class, "title_max_length", None)
-            or Page._meta.get_field("title").max_length,
+            "new_title": getattr(
+                self.page.specific_class, "title_max_length", Page._meta.get_field("title").max_length
+            ),
             "new_slug": Page._meta.get_field("slug").max_length,
         }
         for name, limit in limits.items():
